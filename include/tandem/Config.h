@@ -1,0 +1,63 @@
+//===- Config.h - The accelerator configuration ----------------*- C++ -*-===//
+//
+// One JSON file describes an accelerator: the RTL build, the compiler
+// (register count), the simulators and the models all read it. The default
+// is configs/default.json. Loading validates every key and value and names
+// the file, the key and the fix on error.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tandem {
+
+struct CacheConfig {
+  uint32_t SizeBytes = 16 * 1024; ///< power of two
+  uint32_t Ways = 4;              ///< power of two, divides the line count
+  uint32_t LineBytes = 64;        ///< power of two, 16..256
+};
+
+struct SharedMemConfig {
+  uint32_t SizeBytes = 16 * 1024; ///< per core; the most one block can use
+  uint32_t Banks = 8;             ///< power of two, 4-byte-wide banks
+};
+
+struct DramConfig {
+  uint32_t LatencyCycles = 100;
+  uint32_t BytesPerCycle = 16;
+  uint32_t Channels = 1;
+  uint32_t MaxOutstanding = 16; ///< requests in flight per channel
+};
+
+struct AcceleratorConfig {
+  std::string Name = "default";
+  uint32_t Cores = 1;
+  uint32_t WarpsPerCore = 8;  ///< bounds a block: WarpsPerCore * 32 threads
+  uint32_t Lanes = 8;         ///< physical lanes: 1, 2, 4, 8, 16 or 32
+  uint32_t Registers = 32;    ///< per thread, including r0; 2..64
+  CacheConfig L1;
+  SharedMemConfig Shared;
+  DramConfig Dram;
+
+  uint32_t maxThreadsPerBlock() const { return WarpsPerCore * 32; }
+  /// Cycles one warp instruction occupies a full-rate unit (32 / Lanes).
+  uint32_t cyclesPerWarpInstr() const { return 32 / Lanes; }
+};
+
+/// Parses and validates JSON text; \p Origin names the source in messages.
+llvm::Expected<AcceleratorConfig> parseConfig(llvm::StringRef Json,
+                                              llvm::StringRef Origin);
+/// Reads and validates a configuration file.
+llvm::Expected<AcceleratorConfig> loadConfig(llvm::StringRef Path);
+/// The path of configs/default.json in the source tree this build came from
+/// (or its installed copy).
+std::string defaultConfigPath();
+/// The JSON text of \p C, in the file format (round-trips through parseConfig).
+std::string configToJson(const AcceleratorConfig &C);
+
+} // namespace tandem

@@ -1,0 +1,65 @@
+//===- KernelImage.h - SIMT kernel images ----------------------*- C++ -*-===//
+//
+// The binary a `simt` compilation or `tandem as` produces and a device
+// loads: code for one or more kernels, their descriptions and constant data.
+// The format is documented in docs/KernelImage.md. readImage() checks every
+// size, offset, count and the checksum before trusting anything, and names
+// what is wrong; writeImage() is its inverse.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tandem {
+
+enum class ParamKind : uint8_t { Pointer = 0, U32 = 1, S32 = 2, F32 = 3 };
+
+struct KernelParam {
+  std::string Name;
+  ParamKind Kind = ParamKind::U32;
+  uint32_t Offset = 0; ///< byte offset in the parameter buffer, 4-aligned
+  uint32_t Size = 4;   ///< bytes; 4 for every kind today
+};
+
+struct KernelInfo {
+  std::string Name;
+  uint32_t EntryOffset = 0;   ///< byte offset of the first instruction in Code
+  uint32_t CodeBytes = 0;     ///< bytes of code belonging to this kernel
+  uint32_t SharedBytes = 0;   ///< static shared memory per block
+  uint32_t RegistersUsed = 0; ///< highest register number used + 1
+  uint32_t LocalBytes = 0;    ///< per-thread local memory
+  std::vector<KernelParam> Params;
+
+  uint32_t paramBytes() const;
+};
+
+struct KernelImage {
+  std::vector<KernelInfo> Kernels;
+  std::vector<uint32_t> Code;  ///< instruction words, all kernels
+  std::vector<uint8_t> Const;  ///< constant data (ld.const)
+
+  const KernelInfo *findKernel(llvm::StringRef Name) const;
+};
+
+constexpr uint32_t KernelImageMagic = 0x4D444E54; // "TNDM" little-endian
+constexpr uint16_t KernelImageVersion = 1;
+
+/// Serializes \p Img (little-endian, with checksum). Fails if the image is
+/// inconsistent (a kernel's code outside Code, duplicate names, ...).
+llvm::Expected<std::vector<uint8_t>> writeImage(const KernelImage &Img);
+/// Parses and validates; \p Origin (a file name) prefixes every message.
+llvm::Expected<KernelImage> readImage(llvm::ArrayRef<uint8_t> Bytes,
+                                      llvm::StringRef Origin);
+/// Reads a file and parses it.
+llvm::Expected<KernelImage> readImageFile(llvm::StringRef Path);
+/// Writes atomically (temporary file, then rename).
+llvm::Error writeImageFile(const KernelImage &Img, llvm::StringRef Path);
+
+} // namespace tandem

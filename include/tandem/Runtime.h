@@ -1,0 +1,118 @@
+//===- Runtime.h - One device API over iss, rtl and gpu --------*- C++ -*-===//
+//
+// Open a device by name, allocate device memory, copy data in and out, load
+// a kernel image, launch a kernel, read the counters of the last launch.
+// Errors are values (llvm::Error / llvm::Expected), never aborts: a fault in
+// a kernel (out-of-bounds access, illegal instruction, barrier deadlock, step
+// limit) comes back as an error naming the kernel, block, warp, lane, pc and
+// address.
+//
+// Devices today: "iss" (the functional simulator). "rtl" and "gpu" are named
+// and fail to open with a message saying they are not built yet.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tandem/Config.h"
+#include "tandem/KernelImage.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tandem {
+
+/// A device address. Device allocations are 256-byte aligned, like
+/// cudaMalloc; 0 is never a valid allocation.
+using DevicePtr = uint32_t;
+
+struct Dim3 {
+  uint32_t X = 1, Y = 1, Z = 1;
+  uint64_t count() const { return uint64_t(X) * Y * Z; }
+};
+
+/// One kernel argument: 4 bytes, placed at the parameter's offset.
+struct KernelArg {
+  uint32_t Bits = 0;
+  static KernelArg ptr(DevicePtr P) { return {P}; }
+  static KernelArg u32(uint32_t V) { return {V}; }
+  static KernelArg s32(int32_t V) { return {static_cast<uint32_t>(V)}; }
+  static KernelArg f32(float V);
+};
+
+struct LaunchParams {
+  std::string Kernel;
+  Dim3 Grid;
+  Dim3 Block;
+  uint32_t DynamicSharedBytes = 0; ///< added to the kernel's static shared bytes
+  std::vector<KernelArg> Args;
+};
+
+/// Named counters of the last launch, in a fixed order. Names are shared
+/// between devices where the quantity is the same (see docs/Counters.md).
+struct Counters {
+  std::vector<std::pair<std::string, uint64_t>> Values;
+
+  /// The value of \p Name, or 0 if the device does not count it.
+  uint64_t get(llvm::StringRef Name) const;
+  bool has(llvm::StringRef Name) const;
+  void set(llvm::StringRef Name, uint64_t V);
+  void add(llvm::StringRef Name, uint64_t V);
+};
+
+/// Options a device takes when opened.
+struct DeviceOptions {
+  AcceleratorConfig Config;
+  /// Stop a launch after this many warp instructions (endless loops fault
+  /// instead of hanging). 0: no limit.
+  uint64_t StepLimit = 1ull << 32;
+  /// Where the per-warp-instruction trace goes (--trace); null: no trace.
+  llvm::raw_ostream *Trace = nullptr;
+  /// Device memory in bytes (global memory size).
+  uint64_t MemoryBytes = 256ull << 20;
+};
+
+class Device {
+public:
+  virtual ~Device();
+
+  /// "iss", "rtl" or "gpu".
+  virtual llvm::StringRef name() const = 0;
+
+  virtual llvm::Expected<DevicePtr> alloc(uint64_t Bytes) = 0;
+  virtual llvm::Error free(DevicePtr P) = 0;
+  virtual llvm::Error copyToDevice(DevicePtr Dst, llvm::ArrayRef<uint8_t> Src) = 0;
+  virtual llvm::Error copyFromDevice(llvm::MutableArrayRef<uint8_t> Dst,
+                                     DevicePtr Src) = 0;
+
+  /// Makes the kernels of \p Img launchable (replaces any earlier image).
+  virtual llvm::Error loadImage(const KernelImage &Img) = 0;
+  virtual llvm::Error launch(const LaunchParams &P) = 0;
+  /// Counters of the last successful or faulted launch.
+  virtual const Counters &counters() const = 0;
+
+  // Typed conveniences over copyToDevice / copyFromDevice.
+  template <typename T> llvm::Error write(DevicePtr Dst, llvm::ArrayRef<T> V) {
+    return copyToDevice(Dst, {reinterpret_cast<const uint8_t *>(V.data()),
+                              V.size() * sizeof(T)});
+  }
+  template <typename T> llvm::Error read(llvm::MutableArrayRef<T> V, DevicePtr Src) {
+    return copyFromDevice({reinterpret_cast<uint8_t *>(V.data()), V.size() * sizeof(T)},
+                          Src);
+  }
+};
+
+/// Opens "iss" (and, later, "rtl" or "gpu").
+llvm::Expected<std::unique_ptr<Device>> openDevice(llvm::StringRef Name,
+                                                   const DeviceOptions &Opts);
+
+/// Device names the API knows, built or not.
+llvm::ArrayRef<llvm::StringRef> knownDevices();
+
+} // namespace tandem

@@ -1,0 +1,152 @@
+//===- Target.td - Tandem's TableGen base classes ---------------*- tblgen -*-===//
+//
+// The vocabulary every Tandem target is written in. Class names follow LLVM's
+// (Register, RegisterClass, Instruction, Operand, Pattern, ProcResource,
+// SchedWrite, WriteRes) so an LLVM engineer reads a target at a glance, but
+// they are our own, smaller classes: tandem-tblgen (target/tblgen) reads
+// them, not llvm-tblgen.
+//
+//===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// Registers
+//===----------------------------------------------------------------------===//
+
+class Register<string asmName, int enc> {
+  string AsmName = asmName;
+  int HWEncoding = enc;
+  // Reads as zero; writes are discarded.
+  bit IsConstantZero = 0;
+}
+
+class RegisterClass<list<Register> regs> {
+  list<Register> MemberList = regs;
+  int Size = 32; // bits
+}
+
+// A read-only register addressed by index (s2r), e.g. %tid.x.
+class SpecialRegister<string asmName, int index, string desc> {
+  string AsmName = asmName;
+  int Index = index;
+  string Description = desc;
+}
+
+//===----------------------------------------------------------------------===//
+// Operands
+//===----------------------------------------------------------------------===//
+
+// The field an operand lives in. Its position in the word is given by the
+// instruction's format.
+class InstField<string name> { string Name = name; }
+def rd_field  : InstField<"Rd">;
+def rs1_field : InstField<"Rs1">;
+def rs2_field : InstField<"Rs2">;
+def rs3_field : InstField<"Rs3">;
+def imm_field : InstField<"Imm">;
+
+// An immediate operand. Kind is one of SImm, UImm, PCRel, SpecialReg.
+class Operand<string kind, int width> {
+  string OperandKind = kind;
+  int Bits = width;
+}
+
+// Marker for dag operator position in (outs ...) / (ins ...).
+def outs;
+def ins;
+
+//===----------------------------------------------------------------------===//
+// Instruction formats
+//===----------------------------------------------------------------------===//
+
+class FieldLayout<InstField f, int lo, int width> {
+  InstField Field = f;
+  int Lo = lo;
+  int Width = width;
+}
+
+class InstFormat<list<FieldLayout> fields> {
+  list<FieldLayout> Fields = fields;
+}
+
+//===----------------------------------------------------------------------===//
+// Scheduling
+//===----------------------------------------------------------------------===//
+
+class ProcResource<string desc> {
+  string Description = desc;
+}
+
+class SchedWrite;
+
+// Latency: cycles from issue until a dependent instruction may read the
+// result. ReleaseAtCycles: cycles the unit is busy per warp instruction on a
+// full-width (32-lane) datapath; a narrower datapath multiplies it.
+class WriteRes<SchedWrite write, list<ProcResource> resources> {
+  SchedWrite Write = write;
+  list<ProcResource> ProcResources = resources;
+  int Latency = 1;
+  int ReleaseAtCycles = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+// Memory spaces a load, store or atomic addresses.
+class MemorySpace<string name> { string Name = name; }
+def NoSpace     : MemorySpace<"None">;
+def GlobalSpace : MemorySpace<"Global">;
+def SharedSpace : MemorySpace<"Shared">;
+def LocalSpace  : MemorySpace<"Local">;
+def ParamSpace  : MemorySpace<"Param">;
+def ConstSpace  : MemorySpace<"Const">;
+
+class Instruction {
+  string Namespace = "";
+  bits<8> Opcode = 0;
+  InstFormat Form;
+  dag OutOperandList = (outs);
+  dag InOperandList = (ins);
+  string Mnemonic = "";
+  // Operand template after the mnemonic; $name refers to an operand.
+  string AsmString = "";
+  SchedWrite Sched;
+  // What the instruction does, for docs/ISA.md and the simulator's author.
+  string Description = "";
+
+  bit isLoad = 0;
+  bit isStore = 0;
+  bit isAtomic = 0;
+  bit isBranch = 0;
+  bit isJump = 0;
+  bit isTerminator = 0;
+  bit isBarrier = 0;
+  bit isExit = 0;
+  bit readsRd = 0;
+  bit writesAllLanes = 0;
+  bit isMaskOp = 0;
+  bit isWarpOp = 0;
+  bit isFloat = 0;
+
+  MemorySpace Space = NoSpace;
+  int AccessBytes = 0;
+  bit SignExtend = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Selection patterns
+//===----------------------------------------------------------------------===//
+
+// An IR operation a pattern can match. Name is the LLVM IR opcode or
+// intrinsic the selector (isel/) sees.
+class SDNode<string irName> { string IRName = irName; }
+
+// Imm-style leaf: an immediate that fits an operand.
+class ImmLeaf<Operand op> { Operand Op = op; }
+
+class Pattern<dag pattern, list<dag> results> {
+  dag PatternToMatch = pattern;
+  list<dag> ResultInstrs = results;
+}
+
+class Pat<dag pattern, dag result> : Pattern<pattern, [result]>;
