@@ -124,6 +124,8 @@ struct InstrDesc {
   /// Bits the opcode and this instruction's operand fields cover; every other
   /// bit of a valid word is zero.
   uint32_t FieldMask;
+  /// Range of the immediate operand, if the instruction has one.
+  int32_t ImmMin, ImmMax;
 
   bool has(InstrFlag F) const { return (Flags & F) != 0; }
 };
@@ -141,7 +143,18 @@ struct SpecialRegDesc {
   uint8_t Index;
 };
 
+/// An isel pattern (SimtPatterns.td): IR operation IRName with operands of
+/// the given kinds becomes instruction Result, operands in the same order.
+enum class PatOperand : uint8_t { Reg, Imm };
+struct PatternDesc {
+  const char *IRName;
+  uint8_t NumOperands;
+  PatOperand Operands[3];
+  Opcode Result;
+};
+
 /// The number of general registers the encoding can name (r0 reads as zero).
+/// ISA.cpp checks this against the GPR class in SimtRegisterInfo.td.
 constexpr unsigned NumEncodableGPRs = 64;
 /// Threads per warp, on every target.
 constexpr unsigned WarpSize = 32;
@@ -156,6 +169,8 @@ unsigned numOpcodes(); ///< excluding INVALID
 /// Opcode with index I in [0, numOpcodes()).
 inline Opcode opcodeAt(unsigned I) { return static_cast<Opcode>(I); }
 std::optional<Opcode> lookupMnemonic(llvm::StringRef Mnemonic);
+/// Selection patterns in priority order.
+llvm::ArrayRef<PatternDesc> selectionPatterns();
 
 /// An instruction with its fields split out. Unused fields are zero.
 struct DecodedInst {
