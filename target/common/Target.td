@@ -150,3 +150,14 @@ class Pattern<dag pattern, list<dag> results> {
 }
 
 class Pat<dag pattern, dag result> : Pattern<pattern, [result]>;
+
+//===----------------------------------------------------------------------===//
+// Target-wide prose for the generated reference (docs/ISA.md): the rules
+// that apply to every instruction. One record per target.
+//===----------------------------------------------------------------------===//
+
+class TargetDescription<string title, list<string> sections> {
+  string Title = title;
+  // Markdown paragraphs, each starting with "### Heading\n".
+  list<string> Sections = sections;
+}

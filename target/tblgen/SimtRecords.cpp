@@ -286,7 +286,7 @@ void readRegisters(RecordKeeper &RK, TargetModel &M) {
     if (Regs[I]->getValueAsInt("HWEncoding") != int(I))
       PrintFatalError(Regs[I]->getLoc(), "register encodings must be 0..N-1 in order");
     if (Regs[I]->getValueAsBit("IsConstantZero"))
-      M.ZeroRegister = Regs[I]->getName().str();
+      M.ZeroRegister = Regs[I]->getValueAsString("AsmName").str();
   }
   for (Record *R : definitionsInOrder(RK, "SpecialRegister")) {
     SpecialRegModel S;
@@ -345,6 +345,12 @@ TargetModel buildTargetModel(RecordKeeper &Records) {
   readRegisters(Records, M);
   M.Instrs = readInstrs(Records, M);
   readPatterns(Records, M);
+  std::vector<Record *> Descs = definitionsInOrder(Records, "TargetDescription");
+  if (Descs.size() != 1)
+    PrintFatalError("a target has exactly one TargetDescription record");
+  M.Title = Descs[0]->getValueAsString("Title").str();
+  for (StringRef S : Descs[0]->getValueAsListOfStrings("Sections"))
+    M.Sections.push_back(S.str());
   if (!M.Instrs.empty())
     M.Namespace = M.Instrs.front().Def->getValueAsString("Namespace").str();
   // The pattern checks need the instruction operand lists.

@@ -83,6 +83,8 @@ struct PatternModel {
 
 struct TargetModel {
   std::string Namespace;
+  std::string Title;
+  std::vector<std::string> Sections; // markdown, from TargetDescription
   unsigned NumGPRs = 0;
   std::string ZeroRegister;
   std::vector<FormatModel> Formats;
