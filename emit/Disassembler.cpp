@@ -1,1 +1,226 @@
-// placeholder: being written
+//===- Disassembler.cpp - Kernel images back to SIMT assembly -------------===//
+//
+// Decoding is table-driven (simt::decode, simt::formatInst); this file only
+// lays the listing out. The image is not trusted: kernel code ranges are
+// checked against Code before any word is read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Disassembler.h"
+
+#include "ISA.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace tandem {
+namespace {
+
+const char *paramKindName(ParamKind K) {
+  switch (K) {
+  case ParamKind::Pointer:
+    return "ptr";
+  case ParamKind::U32:
+    return "u32";
+  case ParamKind::S32:
+    return "s32";
+  case ParamKind::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+/// "0x0010": code addresses, at least four hex digits.
+std::string addr(uint64_t A) {
+  std::string S;
+  raw_string_ostream(S) << format_hex(A, 6);
+  return S;
+}
+
+std::string labelName(uint32_t Address) { return ".L" + addr(Address); }
+
+/// Whether a kernel's code range lies inside Code; never reads Code.
+bool codeInImage(const KernelInfo &K, const KernelImage &Img) {
+  uint64_t End = uint64_t(K.EntryOffset) + K.CodeBytes;
+  return K.EntryOffset % 4 == 0 && K.CodeBytes % 4 == 0 &&
+         End <= uint64_t(Img.Code.size()) * 4;
+}
+
+/// Addresses inside [Begin, End) that some branch in that range targets.
+DenseSet<uint32_t> branchTargets(const KernelImage &Img, uint32_t Begin,
+                                 uint32_t End) {
+  DenseSet<uint32_t> Targets;
+  for (uint32_t PC = Begin; PC < End; PC += 4) {
+    std::optional<simt::DecodedInst> I = simt::decode(Img.Code[PC / 4]);
+    if (!I)
+      continue;
+    const simt::InstrDesc &D = simt::getDesc(I->Op);
+    for (unsigned K = 0; K < D.NumOperands; ++K) {
+      if (D.Operands[K].Kind != simt::OperandKind::PCRel)
+        continue;
+      uint32_t Target = PC + 4 * static_cast<uint32_t>(I->Imm);
+      if (Target >= Begin && Target < End)
+        Targets.insert(Target);
+    }
+  }
+  return Targets;
+}
+
+void printCode(const KernelImage &Img, uint32_t Begin, uint32_t End,
+               raw_ostream &OS) {
+  DenseSet<uint32_t> Targets = branchTargets(Img, Begin, End);
+  for (uint32_t PC = Begin; PC < End; PC += 4) {
+    if (Targets.count(PC))
+      OS << labelName(PC) << ":\n";
+    uint32_t Word = Img.Code[PC / 4];
+    OS << "  " << addr(PC) << ":  " << format_hex_no_prefix(Word, 8) << "  "
+       << disassembleWord(Word, PC) << "\n";
+  }
+}
+
+void printHeader(const KernelImage &Img, raw_ostream &OS) {
+  OS << "kernel image: " << Img.Kernels.size()
+     << (Img.Kernels.size() == 1 ? " kernel, " : " kernels, ")
+     << Img.Code.size() << " code words (" << Img.Code.size() * 4 << " bytes), "
+     << Img.Const.size() << " const bytes\n\n";
+}
+
+void printKernelTable(const KernelImage &Img, raw_ostream &OS) {
+  size_t NameWidth = 4;
+  for (const KernelInfo &K : Img.Kernels)
+    NameWidth = std::max(NameWidth, K.Name.size());
+  OS << "Kernels:\n";
+  OS << "  " << left_justify("name", NameWidth)
+     << "     entry      bytes     shared      local   regs  params\n";
+  for (const KernelInfo &K : Img.Kernels) {
+    OS << "  " << left_justify(K.Name, NameWidth) << "  "
+       << right_justify(addr(K.EntryOffset), 8) << format(" %10u", K.CodeBytes)
+       << format(" %10u", K.SharedBytes) << format(" %10u", K.LocalBytes)
+       << format(" %6u", K.RegistersUsed) << " ";
+    if (K.Params.empty())
+      OS << " -";
+    for (const KernelParam &P : K.Params)
+      OS << " " << P.Name << ":" << paramKindName(P.Kind) << "@" << P.Offset;
+    OS << "\n";
+  }
+}
+
+void printKernelCode(const KernelImage &Img, const KernelInfo &K,
+                     raw_ostream &OS) {
+  OS << "\nDisassembly of kernel " << K.Name << ":\n\n" << K.Name << ":\n";
+  if (!codeInImage(K, Img)) {
+    OS << "  <code range " << addr(K.EntryOffset) << " + " << K.CodeBytes
+       << " bytes lies outside the image's " << Img.Code.size() * 4
+       << " code bytes or is misaligned>\n";
+    return;
+  }
+  printCode(Img, K.EntryOffset, K.EntryOffset + K.CodeBytes, OS);
+}
+
+/// Code words no kernel claims (an image the assembler writes has none).
+void printUnclaimedCode(const KernelImage &Img, raw_ostream &OS) {
+  std::vector<bool> Claimed(Img.Code.size(), false);
+  for (const KernelInfo &K : Img.Kernels)
+    if (codeInImage(K, Img))
+      std::fill_n(Claimed.begin() + K.EntryOffset / 4, K.CodeBytes / 4, true);
+  size_t I = 0;
+  while (I < Claimed.size()) {
+    if (Claimed[I]) {
+      ++I;
+      continue;
+    }
+    size_t J = I;
+    while (J < Claimed.size() && !Claimed[J])
+      ++J;
+    OS << "\nCode outside any kernel:\n\n";
+    printCode(Img, static_cast<uint32_t>(4 * I), static_cast<uint32_t>(4 * J),
+              OS);
+    I = J;
+  }
+}
+
+void printConst(const KernelImage &Img, raw_ostream &OS) {
+  if (Img.Const.empty())
+    return;
+  OS << "\nContents of section .const (" << Img.Const.size() << " bytes):\n";
+  for (size_t Line = 0; Line < Img.Const.size(); Line += 16) {
+    OS << "  " << format_hex_no_prefix(Line, 4) << " ";
+    std::string Ascii;
+    for (size_t I = Line; I < Line + 16; ++I) {
+      if (I % 4 == 0)
+        OS << " ";
+      if (I >= Img.Const.size()) {
+        OS << "  ";
+        continue;
+      }
+      uint8_t B = Img.Const[I];
+      OS << format_hex_no_prefix(B, 2);
+      Ascii += isPrint(B) ? static_cast<char>(B) : '.';
+    }
+    OS << "  " << Ascii << "\n";
+  }
+}
+
+} // namespace
+
+std::string disassembleWord(uint32_t Word, uint32_t PC) {
+  if (std::optional<simt::DecodedInst> I = simt::decode(Word))
+    return simt::formatInst(*I, PC);
+  std::string S;
+  raw_string_ostream(S) << ".word " << format_hex(Word, 10) << "  # illegal";
+  return S;
+}
+
+void disassembleImage(const KernelImage &Img, raw_ostream &OS) {
+  printHeader(Img, OS);
+  printKernelTable(Img, OS);
+  for (const KernelInfo &K : Img.Kernels)
+    printKernelCode(Img, K, OS);
+  printUnclaimedCode(Img, OS);
+  printConst(Img, OS);
+}
+
+void printImageAsAssembly(const KernelImage &Img, raw_ostream &OS) {
+  OS << "# Disassembled by tandem objdump --source; reassemble with "
+        "`tandem as`.\n";
+  for (const KernelInfo &K : Img.Kernels) {
+    OS << "\n.kernel " << K.Name << "\n";
+    for (const KernelParam &P : K.Params)
+      OS << "  .param " << P.Name << " " << paramKindName(P.Kind) << "\n";
+    if (K.SharedBytes)
+      OS << "  .shared " << K.SharedBytes << "\n";
+    if (K.LocalBytes)
+      OS << "  .local " << K.LocalBytes << "\n";
+    if (!codeInImage(K, Img)) {
+      OS << "  # code range outside the image; nothing to print\n";
+      continue;
+    }
+    uint32_t End = K.EntryOffset + K.CodeBytes;
+    DenseSet<uint32_t> Targets = branchTargets(Img, K.EntryOffset, End);
+    for (uint32_t PC = K.EntryOffset; PC < End; PC += 4) {
+      if (Targets.count(PC))
+        OS << labelName(PC) << ":\n";
+      OS << "  " << disassembleWord(Img.Code[PC / 4], PC) << "\n";
+    }
+  }
+  if (Img.Const.empty())
+    return;
+  OS << "\n.const\n";
+  size_t I = 0;
+  for (; I + 4 <= Img.Const.size(); I += 4) {
+    uint32_t W = 0;
+    for (unsigned B = 0; B < 4; ++B)
+      W |= uint32_t(Img.Const[I + B]) << (8 * B);
+    OS << "  .word " << format_hex(W, 10) << "\n";
+  }
+  for (; I < Img.Const.size(); ++I)
+    OS << "  .byte " << format_hex(Img.Const[I], 4) << "\n";
+}
+
+} // namespace tandem

@@ -1,7 +1,8 @@
 //===- Commands.h - `tandem` subcommands -----------------------*- C++ -*-===//
 //
 // Each subcommand is one function in its own file; main.cpp dispatches.
-// Each returns the process exit status and prints its own errors.
+// Each receives its own argv, with Argv[0] set to the subcommand name, returns
+// the process exit status and prints its own errors.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
