@@ -1,1 +1,118 @@
-// placeholder: being written
+//===- Runtime.cpp - One device API over iss, rtl and gpu -----------------===//
+//
+// Implements include/tandem/Runtime.h. Today only "iss" exists: it pairs the
+// simulator's global memory (sim/iss/DeviceMemory.h) with the simulator
+// itself. "rtl" and "gpu" are known names that fail to open with a message
+// naming the issue that will build them.
+//
+// Guarantees: every failure is an llvm::Error, never an abort; counters()
+// always holds the full list of counter names of the last launch (zeros
+// before the first one).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tandem/Runtime.h"
+
+#include "DeviceMemory.h"
+#include "Iss.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
+
+using namespace llvm;
+
+namespace tandem {
+
+Device::~Device() = default;
+
+KernelArg KernelArg::f32(float V) { return {llvm::bit_cast<uint32_t>(V)}; }
+
+uint64_t Counters::get(StringRef Name) const {
+  for (const auto &[N, V] : Values)
+    if (N == Name)
+      return V;
+  return 0;
+}
+
+bool Counters::has(StringRef Name) const {
+  return llvm::any_of(Values, [&](const auto &P) { return P.first == Name; });
+}
+
+void Counters::set(StringRef Name, uint64_t V) {
+  for (auto &[N, Old] : Values)
+    if (N == Name) {
+      Old = V;
+      return;
+    }
+  Values.emplace_back(Name.str(), V);
+}
+
+void Counters::add(StringRef Name, uint64_t V) {
+  for (auto &[N, Old] : Values)
+    if (N == Name) {
+      Old += V;
+      return;
+    }
+  Values.emplace_back(Name.str(), V);
+}
+
+namespace {
+
+class IssDevice final : public Device {
+public:
+  IssDevice(const DeviceOptions &Opts, std::unique_ptr<iss::DeviceMemory> Mem)
+      : Mem(std::move(Mem)), Sim(Opts, *this->Mem) {
+    iss::Simulator::zeroCounters(Last);
+  }
+
+  StringRef name() const override { return "iss"; }
+  Expected<DevicePtr> alloc(uint64_t Bytes) override {
+    return Mem->alloc(Bytes);
+  }
+  Error free(DevicePtr P) override { return Mem->free(P); }
+  Error copyToDevice(DevicePtr Dst, ArrayRef<uint8_t> Src) override {
+    return Mem->copyIn(Dst, Src);
+  }
+  Error copyFromDevice(MutableArrayRef<uint8_t> Dst, DevicePtr Src) override {
+    return Mem->copyOut(Dst, Src);
+  }
+  Error loadImage(const KernelImage &Img) override {
+    return Sim.loadImage(Img);
+  }
+  Error launch(const LaunchParams &P) override { return Sim.launch(P, Last); }
+  const Counters &counters() const override { return Last; }
+
+private:
+  std::unique_ptr<iss::DeviceMemory> Mem;
+  iss::Simulator Sim;
+  Counters Last;
+};
+
+constexpr StringRef KnownDeviceNames[] = {"iss", "rtl", "gpu"};
+
+} // namespace
+
+ArrayRef<StringRef> knownDevices() { return KnownDeviceNames; }
+
+Expected<std::unique_ptr<Device>> openDevice(StringRef Name,
+                                             const DeviceOptions &Opts) {
+  if (Name == "iss") {
+    auto Mem = iss::DeviceMemory::create(Opts.MemoryBytes);
+    if (!Mem)
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot open device 'iss': " +
+                                   toString(Mem.takeError()));
+    return std::make_unique<IssDevice>(Opts, std::move(*Mem));
+  }
+  if (Name == "rtl")
+    return createStringError(
+        "device 'rtl' is not built yet (the RTL device is issue 3)");
+  if (Name == "gpu")
+    return createStringError("device 'gpu' is not built yet (issue 5)");
+  return createStringError(inconvertibleErrorCode(),
+                           "unknown device '" + Name + "'; known devices: " +
+                               join(knownDevices(), ", "));
+}
+
+} // namespace tandem

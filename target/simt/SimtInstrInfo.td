@@ -284,7 +284,7 @@ def EXIT : SimtInst<0xB9, FmtN, "exit", "", (outs), (ins), WriteCtrl,
 }
 
 def BAR : SimtInst<0xB8, FmtN, "bar", "", (outs), (ins), WriteBar,
-                   "wait until every warp of the block that has not finished reaches a bar; a warp that finishes while others wait is a barrier deadlock"> {
+                   "wait until every warp of the block reaches a bar. A bar that a finished warp can never reach is a barrier deadlock (a fault), whether the warp finished before or while the others wait, so the verdict does not depend on warp scheduling"> {
   let isBarrier = 1;
 }
 def NOP : SimtInst<0xBA, FmtN, "nop", "", (outs), (ins), WriteCtrl, "do nothing">;

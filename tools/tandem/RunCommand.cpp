@@ -1,1 +1,565 @@
-// placeholder: being written
+//===- RunCommand.cpp - `tandem run`: run one kernel on a device ----------===//
+//
+//   tandem run FILE.img|FILE.s --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
+//              [--shared BYTES] [--device iss] [--config CFG.json] [--trace]
+//              [--arg SPEC]... [--seed N] [--dump N] [--step-limit N]
+//
+// Loads (or assembles) an image, allocates and fills the buffers the --arg
+// specs describe, launches the kernel, and prints the counters as a table
+// and, with --dump N, the first N elements of every buffer. Every argument is
+// validated before anything runs; errors exit non-zero with a message that
+// names the offending option and the fix. Exit status: 0 success, 1 failure
+// (including a kernel fault), 2 usage error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "Assembler.h"
+#include "tandem/Config.h"
+#include "tandem/KernelImage.h"
+#include "tandem/Runtime.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+namespace tandem::cli {
+namespace {
+
+void printRunHelp(raw_ostream &OS) {
+  OS << "OVERVIEW: run one kernel of a kernel image on a device and print its "
+        "counters\n\n"
+        "USAGE: tandem run FILE.img|FILE.s --kernel NAME --grid X[,Y[,Z]] "
+        "--block X[,Y[,Z]] [options]\n\n"
+        "OPTIONS:\n"
+        "  --kernel NAME      the kernel to launch (may be left out when the "
+        "image has one)\n"
+        "  --grid X[,Y[,Z]]   blocks in the grid (missing dimensions are 1)\n"
+        "  --block X[,Y[,Z]]  threads per block\n"
+        "  --shared BYTES     dynamic shared memory per block (default 0)\n"
+        "  --arg SPEC         one kernel argument, in parameter order; "
+        "repeat for each:\n"
+        "                       u32:V  s32:V  f32:V   a scalar (V decimal, "
+        "0x hex, or a float literal)\n"
+        "                       buf:TYPE:COUNT[:INIT] a new buffer of COUNT "
+        "elements, passed as a pointer;\n"
+        "                         TYPE u32|s32|f32|u8; INIT rand (default; "
+        "u32/u8 any value, s32 in\n"
+        "                         [-1000, 1000], f32 in [-1, 1)), zero, iota "
+        "(0, 1, 2, ...) or poison\n"
+        "                         (every word 0xdeadbeef, every u8 0xef)\n"
+        "  --seed N           seed for rand buffers (default 1)\n"
+        "  --dump N           after the run, print the first N elements of "
+        "every buffer\n"
+        "  --device NAME      iss (default); rtl and gpu are not built yet\n"
+        "  --config FILE      accelerator configuration (default: "
+        "configs/default.json)\n"
+        "  --step-limit N     fault after N warp instructions (default 2^32; "
+        "0: "
+        "no limit)\n"
+        "  --trace            print one line per warp instruction "
+        "(docs/Trace.md)\n"
+        "  -h, --help         print this help\n\n"
+        "A .s file is assembled first. Counters are described in "
+        "docs/Counters.md.\n";
+}
+
+int usageError(const Twine &Msg) {
+  errs() << "tandem run: error: " << Msg
+         << "\nRun 'tandem run --help' for usage.\n";
+  return 2;
+}
+
+int failure(const Twine &Msg) {
+  errs() << "tandem run: error: " << Msg << "\n";
+  return 1;
+}
+
+enum class ElemType { U32, S32, F32, U8 };
+enum class Init { Rand, Zero, Iota, Poison };
+
+unsigned elemBytes(ElemType T) { return T == ElemType::U8 ? 1 : 4; }
+
+/// One --arg: a scalar (Bits) or a buffer the command allocates.
+struct ArgSpec {
+  std::string Text;
+  bool IsBuffer = false;
+  ElemType Type = ElemType::U32;
+  uint32_t Bits = 0;
+  uint64_t Count = 0;
+  Init Fill = Init::Rand;
+  DevicePtr Ptr = 0;
+};
+
+struct Options {
+  std::string Input;
+  std::string Kernel;
+  std::optional<Dim3> Grid, Block;
+  uint32_t SharedBytes = 0;
+  std::string Device = "iss";
+  std::string ConfigPath;
+  bool Trace = false;
+  uint64_t Seed = 1;
+  uint64_t Dump = 0;
+  uint64_t StepLimit = 1ull << 32;
+  std::vector<ArgSpec> Args;
+};
+
+/// Decimal or 0x-prefixed hexadecimal, no sign.
+bool parseUnsigned(StringRef S, uint64_t &V) {
+  if (S.starts_with_insensitive("0x"))
+    return !S.drop_front(2).getAsInteger(16, V) && S.size() > 2;
+  return !S.getAsInteger(10, V);
+}
+
+Expected<uint32_t> parseU32(StringRef S, StringRef What) {
+  uint64_t V;
+  if (!parseUnsigned(S, V) || V > UINT32_MAX)
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": '" + S +
+                                 "' is not an unsigned 32-bit integer");
+  return uint32_t(V);
+}
+
+Expected<uint32_t> parseS32(StringRef S, StringRef What) {
+  bool Negative = S.consume_front("-");
+  uint64_t V;
+  if (!parseUnsigned(S, V) || V > (Negative ? 0x80000000ull : 0x7fffffffull))
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": '" + (Negative ? "-" : "") + S +
+                                 "' is not a signed 32-bit integer");
+  return uint32_t(Negative ? 0u - uint32_t(V) : uint32_t(V));
+}
+
+/// A float literal, rounded once (strtof), so 0.1 gives the nearest float.
+Expected<uint32_t> parseF32(StringRef S, StringRef What) {
+  std::string Z = S.str();
+  char *End = nullptr;
+  errno = 0;
+  float F = std::strtof(Z.c_str(), &End);
+  if (Z.empty() || End != Z.c_str() + Z.size())
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": '" + S +
+                                 "' is not a floating-point number");
+  return llvm::bit_cast<uint32_t>(F);
+}
+
+Expected<Dim3> parseDim(StringRef S, StringRef Option) {
+  SmallVector<StringRef, 3> Parts;
+  S.split(Parts, ',');
+  if (Parts.size() > 3)
+    return createStringError(inconvertibleErrorCode(),
+                             Option + " takes at most 3 dimensions, got '" + S +
+                                 "'");
+  uint32_t V[3] = {1, 1, 1};
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    Expected<uint32_t> D = parseU32(Parts[I].trim(), Option);
+    if (!D)
+      return D.takeError();
+    if (*D == 0)
+      return createStringError(inconvertibleErrorCode(),
+                               Option + " '" + S +
+                                   "': every dimension must be at least 1");
+    V[I] = *D;
+  }
+  return Dim3{V[0], V[1], V[2]};
+}
+
+Expected<ArgSpec> parseArg(StringRef Text) {
+  ArgSpec A;
+  A.Text = Text.str();
+  auto [Kind, Rest] = Text.split(':');
+  std::string What = ("--arg " + Text).str();
+  if (Kind == "u32" || Kind == "s32" || Kind == "f32") {
+    Expected<uint32_t> Bits = Kind == "u32"   ? parseU32(Rest, What)
+                              : Kind == "s32" ? parseS32(Rest, What)
+                                              : parseF32(Rest, What);
+    if (!Bits)
+      return Bits.takeError();
+    A.Bits = *Bits;
+    A.Type = Kind == "u32"   ? ElemType::U32
+             : Kind == "s32" ? ElemType::S32
+                             : ElemType::F32;
+    return A;
+  }
+  if (Kind != "buf")
+    return createStringError(
+        inconvertibleErrorCode(),
+        What + ": unknown kind '" + Kind +
+            "'; use u32:V, s32:V, f32:V or buf:TYPE:COUNT[:INIT]");
+  SmallVector<StringRef, 3> Parts;
+  Rest.split(Parts, ':');
+  if (Parts.size() < 2 || Parts.size() > 3)
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": a buffer is buf:TYPE:COUNT[:INIT]");
+  A.IsBuffer = true;
+  if (Parts[0] == "u32")
+    A.Type = ElemType::U32;
+  else if (Parts[0] == "s32")
+    A.Type = ElemType::S32;
+  else if (Parts[0] == "f32")
+    A.Type = ElemType::F32;
+  else if (Parts[0] == "u8")
+    A.Type = ElemType::U8;
+  else
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": unknown element type '" + Parts[0] +
+                                 "'; use u32, s32, f32 or u8");
+  uint64_t Count;
+  if (!parseUnsigned(Parts[1], Count) || Count == 0 || Count > (1ull << 32) / 4)
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": element count '" + Parts[1] +
+                                 "' must be a number between 1 and 1073741824");
+  A.Count = Count;
+  StringRef Fill = Parts.size() == 3 ? Parts[2] : "rand";
+  if (Fill == "rand")
+    A.Fill = Init::Rand;
+  else if (Fill == "zero")
+    A.Fill = Init::Zero;
+  else if (Fill == "iota")
+    A.Fill = Init::Iota;
+  else if (Fill == "poison")
+    A.Fill = Init::Poison;
+  else
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": unknown initializer '" + Fill +
+                                 "'; use rand, zero, iota or poison");
+  return A;
+}
+
+/// Parses argv; returns 0 to go on, else the exit status to return.
+int parseOptions(int Argc, char **Argv, Options &O) {
+  for (int I = 1; I < Argc; ++I) {
+    StringRef Arg = Argv[I];
+    if (Arg == "--help" || Arg == "-h") {
+      printRunHelp(outs());
+      return -1;
+    }
+    // --name=value and --name value are both accepted.
+    auto [Name, Inline] = Arg.split('=');
+    bool HasInline = Arg.contains('=');
+    auto Value = [&](StringRef &Out) -> bool {
+      if (HasInline) {
+        Out = Inline;
+        return true;
+      }
+      if (I + 1 >= Argc)
+        return false;
+      Out = Argv[++I];
+      return true;
+    };
+    StringRef V;
+    auto Need = [&]() { return usageError(Name + " needs a value"); };
+    if (Name == "--trace" && !HasInline) {
+      O.Trace = true;
+    } else if (Name == "--kernel") {
+      if (!Value(V))
+        return Need();
+      O.Kernel = V.str();
+    } else if (Name == "--grid" || Name == "--block") {
+      if (!Value(V))
+        return Need();
+      Expected<Dim3> D = parseDim(V, Name);
+      if (!D)
+        return usageError(toString(D.takeError()));
+      (Name == "--grid" ? O.Grid : O.Block) = *D;
+    } else if (Name == "--shared") {
+      if (!Value(V))
+        return Need();
+      Expected<uint32_t> B = parseU32(V, "--shared");
+      if (!B)
+        return usageError(toString(B.takeError()));
+      O.SharedBytes = *B;
+    } else if (Name == "--device") {
+      if (!Value(V))
+        return Need();
+      O.Device = V.str();
+    } else if (Name == "--config") {
+      if (!Value(V))
+        return Need();
+      O.ConfigPath = V.str();
+    } else if (Name == "--seed" || Name == "--dump" || Name == "--step-limit") {
+      if (!Value(V))
+        return Need();
+      uint64_t N;
+      if (!parseUnsigned(V, N))
+        return usageError(Name + ": '" + V + "' is not a number");
+      (Name == "--seed" ? O.Seed : Name == "--dump" ? O.Dump : O.StepLimit) = N;
+    } else if (Name == "--arg") {
+      if (!Value(V))
+        return Need();
+      Expected<ArgSpec> A = parseArg(V);
+      if (!A)
+        return usageError(toString(A.takeError()));
+      O.Args.push_back(std::move(*A));
+    } else if (Arg.starts_with("-")) {
+      return usageError("unknown option '" + Arg + "'");
+    } else if (O.Input.empty()) {
+      O.Input = Arg.str();
+    } else {
+      return usageError("more than one input file ('" + O.Input + "', '" + Arg +
+                        "')");
+    }
+  }
+  if (O.Input.empty())
+    return usageError(
+        "no input file (a .img kernel image or a .s assembly file)");
+  if (!O.Grid)
+    return usageError("--grid X[,Y[,Z]] is required");
+  if (!O.Block)
+    return usageError("--block X[,Y[,Z]] is required");
+  return 0;
+}
+
+Expected<KernelImage> loadInput(StringRef Path) {
+  if (!Path.ends_with(".s"))
+    return readImageFile(Path);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Source =
+      MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Source)
+    return createStringError(Source.getError(),
+                             "cannot read '" + Path +
+                                 "': " + Source.getError().message());
+  return assemble((*Source)->getBuffer(), Path);
+}
+
+Expected<AcceleratorConfig> loadConfigFor(const Options &O) {
+  if (!O.ConfigPath.empty())
+    return loadConfig(O.ConfigPath);
+  std::string Default = defaultConfigPath();
+  if (sys::fs::exists(Default))
+    return loadConfig(Default);
+  return AcceleratorConfig(); // the built-in defaults equal
+                              // configs/default.json
+}
+
+const char *paramKindName(ParamKind K) {
+  switch (K) {
+  case ParamKind::Pointer:
+    return "ptr";
+  case ParamKind::U32:
+    return "u32";
+  case ParamKind::S32:
+    return "s32";
+  case ParamKind::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+/// Arguments must match the kernel's parameters in number and broadly in
+/// kind: a buffer goes to a pointer, a float to an f32 and integers to the
+/// rest (an integer for a pointer passes a raw device address).
+Error checkArgs(const KernelInfo &K, const std::vector<ArgSpec> &Args) {
+  std::string Params;
+  for (const KernelParam &P : K.Params)
+    Params += formatv("{0}{1}: {2}", Params.empty() ? "" : ", ", P.Name,
+                      paramKindName(P.Kind))
+                  .str();
+  if (Args.size() != K.Params.size())
+    return createStringError(inconvertibleErrorCode(),
+                             formatv("kernel '{0}' takes {1} arguments ({2}) "
+                                     "but {3} --arg options were given",
+                                     K.Name, K.Params.size(),
+                                     Params.empty() ? "none" : Params,
+                                     Args.size()));
+  for (size_t I = 0; I < Args.size(); ++I) {
+    const ArgSpec &A = Args[I];
+    const KernelParam &P = K.Params[I];
+    bool Ok = A.IsBuffer
+                  ? P.Kind == ParamKind::Pointer
+                  : (A.Type == ElemType::F32) == (P.Kind == ParamKind::F32);
+    if (!Ok)
+      return createStringError(
+          inconvertibleErrorCode(),
+          formatv("--arg {0} does not fit parameter {1} '{2}' of kernel "
+                  "'{3}', which is {4}",
+                  A.Text, I + 1, P.Name, K.Name, paramKindName(P.Kind)));
+  }
+  return Error::success();
+}
+
+std::vector<uint8_t> initialBytes(const ArgSpec &A, std::mt19937 &Rng) {
+  std::vector<uint8_t> Bytes(A.Count * elemBytes(A.Type));
+  for (uint64_t I = 0; I < A.Count; ++I) {
+    uint32_t V = 0;
+    switch (A.Fill) {
+    case Init::Zero:
+      break;
+    case Init::Poison:
+      V = 0xdeadbeefu;
+      break;
+    case Init::Iota:
+      V = A.Type == ElemType::F32 ? llvm::bit_cast<uint32_t>(float(I))
+                                  : uint32_t(I);
+      break;
+    case Init::Rand:
+      if (A.Type == ElemType::F32)
+        V = llvm::bit_cast<uint32_t>(float(int32_t(Rng() >> 8) - (1 << 23)) /
+                                     float(1 << 23));
+      else if (A.Type == ElemType::S32)
+        V = uint32_t(int32_t(Rng() % 2001) - 1000);
+      else
+        V = uint32_t(Rng());
+      break;
+    }
+    if (A.Type == ElemType::U8)
+      Bytes[I] = uint8_t(V);
+    else
+      support::endian::write32le(&Bytes[I * 4], V);
+  }
+  return Bytes;
+}
+
+void printCounters(raw_ostream &OS, const Counters &C) {
+  size_t NameWidth = 0, ValueWidth = 0;
+  for (const auto &[Name, V] : C.Values) {
+    NameWidth = std::max(NameWidth, Name.size());
+    ValueWidth = std::max(ValueWidth, std::to_string(V).size());
+  }
+  for (const auto &[Name, V] : C.Values)
+    OS << "  " << left_justify(Name, NameWidth) << "  "
+       << right_justify(std::to_string(V), ValueWidth) << "\n";
+}
+
+void printElement(raw_ostream &OS, ElemType T, const uint8_t *P) {
+  uint32_t W = T == ElemType::U8 ? *P : support::endian::read32le(P);
+  switch (T) {
+  case ElemType::U32:
+  case ElemType::U8:
+    OS << W;
+    break;
+  case ElemType::S32:
+    OS << int32_t(W);
+    break;
+  case ElemType::F32:
+    OS << format("%.9g", double(llvm::bit_cast<float>(W)));
+    break;
+  }
+}
+
+Error dumpBuffers(raw_ostream &OS, Device &D, const std::vector<ArgSpec> &Args,
+                  uint64_t N) {
+  for (size_t I = 0; I < Args.size(); ++I) {
+    const ArgSpec &A = Args[I];
+    if (!A.IsBuffer)
+      continue;
+    uint64_t Shown = std::min(N, A.Count);
+    std::vector<uint8_t> Bytes(Shown * elemBytes(A.Type));
+    if (Error E = D.copyFromDevice(Bytes, A.Ptr))
+      return E;
+    OS << formatv("arg {0} ({1}, at {2:x8}), first {3} of {4}:", I + 1, A.Text,
+                  A.Ptr, Shown, A.Count);
+    for (uint64_t K = 0; K < Shown; ++K) {
+      OS << (K % 8 == 0 ? "\n  " : " ");
+      printElement(OS, A.Type, &Bytes[K * elemBytes(A.Type)]);
+    }
+    OS << "\n";
+  }
+  return Error::success();
+}
+
+} // namespace
+
+int runCommand(int Argc, char **Argv) {
+  Options O;
+  if (int Status = parseOptions(Argc, Argv, O))
+    return Status < 0 ? 0 : Status;
+
+  Expected<KernelImage> Img = loadInput(O.Input);
+  if (!Img) {
+    if (!StringRef(O.Input).ends_with(".s"))
+      return failure(toString(Img.takeError()));
+    // The assembler's diagnostics carry their own FILE:LINE:COL: error: prefix.
+    errs() << toString(Img.takeError()) << "\n";
+    return 1;
+  }
+  if (O.Kernel.empty()) {
+    if (Img->Kernels.size() != 1)
+      return usageError(
+          formatv("'{0}' holds {1} kernels; choose one with --kernel NAME",
+                  O.Input, Img->Kernels.size())
+              .str());
+    O.Kernel = Img->Kernels[0].Name;
+  }
+  const KernelInfo *K = Img->findKernel(O.Kernel);
+  if (!K) {
+    std::string Names;
+    for (const KernelInfo &KI : Img->Kernels)
+      Names += (Names.empty() ? "" : ", ") + KI.Name;
+    return failure("no kernel '" + O.Kernel + "' in '" + O.Input +
+                   "' (kernels: " + (Names.empty() ? "none" : Names) + ")");
+  }
+  if (Error E = checkArgs(*K, O.Args))
+    return failure(toString(std::move(E)));
+
+  Expected<AcceleratorConfig> Config = loadConfigFor(O);
+  if (!Config)
+    return failure(toString(Config.takeError()));
+  DeviceOptions DO;
+  DO.Config = *Config;
+  DO.StepLimit = O.StepLimit;
+  DO.Trace = O.Trace ? &outs() : nullptr;
+  Expected<std::unique_ptr<Device>> Dev = openDevice(O.Device, DO);
+  if (!Dev)
+    return failure(toString(Dev.takeError()));
+  Device &D = **Dev;
+
+  std::mt19937 Rng(uint32_t(O.Seed));
+  LaunchParams P;
+  P.Kernel = O.Kernel;
+  P.Grid = *O.Grid;
+  P.Block = *O.Block;
+  P.DynamicSharedBytes = O.SharedBytes;
+  for (ArgSpec &A : O.Args) {
+    if (!A.IsBuffer) {
+      P.Args.push_back(KernelArg::u32(A.Bits));
+      continue;
+    }
+    std::vector<uint8_t> Bytes = initialBytes(A, Rng);
+    Expected<DevicePtr> Ptr = D.alloc(Bytes.size());
+    if (!Ptr)
+      return failure("--arg " + A.Text + ": " + toString(Ptr.takeError()));
+    A.Ptr = *Ptr;
+    if (Error E = D.copyToDevice(A.Ptr, Bytes))
+      return failure(toString(std::move(E)));
+    P.Args.push_back(KernelArg::ptr(A.Ptr));
+  }
+
+  if (Error E = D.loadImage(*Img))
+    return failure(toString(std::move(E)));
+  if (Error E = D.launch(P))
+    return failure(toString(std::move(E)));
+
+  outs() << formatv("kernel '{0}' on {1}: grid {2},{3},{4} block {5},{6},{7}",
+                    O.Kernel, D.name(), P.Grid.X, P.Grid.Y, P.Grid.Z, P.Block.X,
+                    P.Block.Y, P.Block.Z);
+  if (P.DynamicSharedBytes)
+    outs() << ", " << P.DynamicSharedBytes << " bytes dynamic shared";
+  outs() << "\n";
+  printCounters(outs(), D.counters());
+  if (O.Dump)
+    if (Error E = dumpBuffers(outs(), D, O.Args, O.Dump))
+      return failure(toString(std::move(E)));
+  return 0;
+}
+
+} // namespace tandem::cli
