@@ -22,20 +22,6 @@ using namespace llvm;
 namespace tandem {
 namespace {
 
-const char *paramKindName(ParamKind K) {
-  switch (K) {
-  case ParamKind::Pointer:
-    return "ptr";
-  case ParamKind::U32:
-    return "u32";
-  case ParamKind::S32:
-    return "s32";
-  case ParamKind::F32:
-    return "f32";
-  }
-  return "?";
-}
-
 /// "0x0010": code addresses, at least four hex digits.
 std::string addr(uint64_t A) {
   std::string S;

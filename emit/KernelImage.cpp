@@ -152,20 +152,6 @@ std::string paramLabel(size_t KIndex, StringRef KName, size_t PIndex,
       .str();
 }
 
-const char *kindName(ParamKind K) {
-  switch (K) {
-  case ParamKind::Pointer:
-    return "pointer";
-  case ParamKind::U32:
-    return "u32";
-  case ParamKind::S32:
-    return "s32";
-  case ParamKind::F32:
-    return "f32";
-  }
-  return "invalid";
-}
-
 bool isIdentifier(StringRef Name) {
   auto IsFirst = [](char C) { return isAlpha(C) || C == '_' || C == '$'; };
   auto IsRest = [&](char C) { return IsFirst(C) || isDigit(C) || C == '.'; };
@@ -203,7 +189,7 @@ Error checkParam(StringRef Origin, StringRef Label, const KernelParam &P) {
                 Label, static_cast<uint32_t>(P.Kind));
   if (P.Size != 4)
     return fail(Origin, "{0}: size {1} is not valid (expected 4 for kind {2})",
-                Label, P.Size, kindName(P.Kind));
+                Label, P.Size, paramKindName(P.Kind));
   if (P.Offset % 4 != 0)
     return fail(Origin, "{0}: offset {1:x} is not 4-aligned", Label, P.Offset);
   uint64_t End = uint64_t(P.Offset) + P.Size;
@@ -685,6 +671,20 @@ Expected<std::vector<uint8_t>> writeImageTo(const KernelImage &Img,
 }
 
 } // namespace
+
+const char *paramKindName(ParamKind K) {
+  switch (K) {
+  case ParamKind::Pointer:
+    return "ptr";
+  case ParamKind::U32:
+    return "u32";
+  case ParamKind::S32:
+    return "s32";
+  case ParamKind::F32:
+    return "f32";
+  }
+  return "invalid";
+}
 
 uint32_t KernelInfo::paramBytes() const {
   uint64_t End = 0;

@@ -21,6 +21,10 @@ namespace tandem {
 
 enum class ParamKind : uint8_t { Pointer = 0, U32 = 1, S32 = 2, F32 = 3 };
 
+/// The name of a parameter kind as the assembly syntax writes it: ptr, u32,
+/// s32, f32 ("invalid" for a value outside the enum).
+const char *paramKindName(ParamKind K);
+
 struct KernelParam {
   std::string Name;
   ParamKind Kind = ParamKind::U32;

@@ -69,20 +69,6 @@ std::string dimText(const Dim3 &D) {
   return formatv("({0},{1},{2})", D.X, D.Y, D.Z).str();
 }
 
-const char *paramKindName(ParamKind K) {
-  switch (K) {
-  case ParamKind::Pointer:
-    return "ptr";
-  case ParamKind::U32:
-    return "u32";
-  case ParamKind::S32:
-    return "s32";
-  case ParamKind::F32:
-    return "f32";
-  }
-  return "?";
-}
-
 std::string paramList(const KernelInfo &K) {
   if (K.Params.empty())
     return "none";

@@ -351,20 +351,6 @@ Expected<AcceleratorConfig> loadConfigFor(const Options &O) {
                               // configs/default.json
 }
 
-const char *paramKindName(ParamKind K) {
-  switch (K) {
-  case ParamKind::Pointer:
-    return "ptr";
-  case ParamKind::U32:
-    return "u32";
-  case ParamKind::S32:
-    return "s32";
-  case ParamKind::F32:
-    return "f32";
-  }
-  return "?";
-}
-
 /// Arguments must match the kernel's parameters in number and broadly in
 /// kind: a buffer goes to a pointer, a float to an f32 and integers to the
 /// rest (an integer for a pointer passes a raw device address).
