@@ -24,7 +24,7 @@ set(TANDEM_INSTALL_CMAKEDIR lib/cmake/Tandem)
 # dependencies; tandem_flags keeps only link options outside the build tree
 # (the sanitizer runtime of a TANDEM_SANITIZE build), never -Werror.
 set(_tandem_libraries tandem_config tandem_isa tandem_emit tandem_iss
-  tandem_runtime tandem_llvm tandem_flags)
+  tandem_rtl tandem_verilator_runtime tandem_runtime tandem_llvm tandem_flags)
 foreach(_target IN LISTS _tandem_libraries)
   string(REPLACE "tandem_" "" _name ${_target})
   set_target_properties(${_target} PROPERTIES EXPORT_NAME ${_name})
@@ -102,6 +102,8 @@ if(NOT "C" IN_LIST _tandem_languages)
 endif()
 # Debian's LLVM version file matches major.minor only, so "19" alone fails.
 find_dependency(LLVM 19.1 CONFIG)
+# The Verilated RTL model's runtime uses threads.
+find_dependency(Threads)
 
 include("${CMAKE_CURRENT_LIST_DIR}/TandemTargets.cmake")
 

@@ -1,9 +1,9 @@
 //===- Runtime.cpp - One device API over iss, rtl and gpu -----------------===//
 //
-// Implements include/tandem/Runtime.h. Today only "iss" exists: it pairs the
-// simulator's global memory (sim/iss/DeviceMemory.h) with the simulator
-// itself. "rtl" and "gpu" are known names that fail to open with a message
-// naming the issue that will build them.
+// Implements include/tandem/Runtime.h. "iss" pairs the simulator's global
+// memory (sim/iss/DeviceMemory.h) with the functional simulator; "rtl" pairs
+// the same memory with the Verilated core (RtlDevice.cpp). "gpu" is a known
+// name that fails to open with a message naming the issue that will build it.
 //
 // Guarantees: every failure is an llvm::Error, never an abort; counters()
 // always holds the full list of counter names of the last launch (zeros
@@ -15,6 +15,7 @@
 
 #include "DeviceMemory.h"
 #include "Iss.h"
+#include "RtlDevice.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -106,8 +107,7 @@ Expected<std::unique_ptr<Device>> openDevice(StringRef Name,
     return std::make_unique<IssDevice>(Opts, std::move(*Mem));
   }
   if (Name == "rtl")
-    return createStringError(
-        "device 'rtl' is not built yet (the RTL device is issue 3)");
+    return openRtlDevice(Opts);
   if (Name == "gpu")
     return createStringError("device 'gpu' is not built yet (issue 5)");
   return createStringError(inconvertibleErrorCode(),

@@ -16,4 +16,8 @@ jobs=${TANDEM_JOBS:-2}
 bash scripts/install-deps.sh
 cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build -j "$jobs" tandem
-build/tools/tandem/tandem samples "$@"
+build/tools/tandem/tandem samples --device iss "$@"
+echo
+# The same programs on the Verilated RTL: same results and instruction
+# counts, plus cycle-level counters.
+build/tools/tandem/tandem samples --device rtl "$@"

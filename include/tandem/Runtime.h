@@ -7,8 +7,9 @@
 // limit) comes back as an error naming the kernel, block, warp, lane, pc and
 // address.
 //
-// Devices today: "iss" (the functional simulator). "rtl" and "gpu" are named
-// and fail to open with a message saying they are not built yet.
+// Devices today: "iss" (the functional simulator) and "rtl" (the Verilated
+// SIMT core, docs/RTL.md). "gpu" is named and fails to open with a message
+// saying it is not built yet.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -108,7 +109,7 @@ public:
   }
 };
 
-/// Opens "iss" (and, later, "rtl" or "gpu").
+/// Opens "iss" or "rtl" (and, later, "gpu").
 llvm::Expected<std::unique_ptr<Device>> openDevice(llvm::StringRef Name,
                                                    const DeviceOptions &Opts);
 

@@ -81,6 +81,9 @@ const std::vector<simt::Opcode> &computeOpcodes() {
   return Ops;
 }
 
+const std::vector<std::string> CommutativeAtomics = {"add", "min", "max",
+                                                     "minu", "maxu"};
+
 class Generator {
 public:
   Generator(uint64_t Seed, const GenOptions &Opts) : R(Seed), Opts(Opts) {}
@@ -93,6 +96,12 @@ public:
     P.U1 = randomDataWord();
     for (unsigned I = 0; I < layout::ConstWords; ++I)
       P.ConstWords.push_back(randomDataWord());
+    // One operation per program on contended words: each of add, min, max,
+    // minu, maxu commutes with itself, but mixed on one word they do not
+    // (min then max != max then min), and simulators interleave warps
+    // differently.
+    ContendedGlobalOp = R.pick(CommutativeAtomics);
+    ContendedSharedOp = R.pick(CommutativeAtomics);
     P.Body = block(0, /*Uniform=*/true, Opts.TopLevelNodes);
     return P;
   }
@@ -335,19 +344,17 @@ private:
   Node atomicLeaf() {
     static const std::vector<std::string> AllOps = {
         "add", "fadd", "min", "max", "minu", "maxu", "exch", "cas"};
-    static const std::vector<std::string> Commutative = {"add", "min", "max",
-                                                         "minu", "maxu"};
     std::string X = srcReg(), V = srcReg();
     switch (R.range(0, 4)) {
-    case 0: // contended global words: commutative, old value dropped
+    case 0: // contended global words: one commutative op, old value dropped
       return leaf({"andi r8, " + X + ", " +
                        std::to_string((layout::ContendedWords - 1) * 4),
                    "ld.param.u32 r9, [r0 + @atomc]", "add r8, r8, r9",
-                   "atom.global." + R.pick(Commutative) + " r0, [r8], " + V});
+                   "atom.global." + ContendedGlobalOp + " r0, [r8], " + V});
     case 1: // contended shared counters of the block
       return leaf({"andi r8, " + X + ", " +
                        std::to_string((layout::BlockCounterWords - 1) * 4),
-                   "atom.shared." + R.pick(Commutative) + " r0, [r8], " + V});
+                   "atom.shared." + ContendedSharedOp + " r0, [r8], " + V});
     case 2: // this thread's global words: any op, old value kept
       return privateAtomic("global", {"andi r8, " + X + ", 12", "add r8, r8, r5"},
                            R.pick(AllOps), V);
@@ -397,6 +404,7 @@ private:
 
   Rng R;
   GenOptions Opts;
+  std::string ContendedGlobalOp = "add", ContendedSharedOp = "add";
 };
 
 //===----------------------------------------------------------------------===//

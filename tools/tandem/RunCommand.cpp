@@ -69,7 +69,7 @@ void printRunHelp(raw_ostream &OS) {
         "  --seed N           seed for rand buffers (default 1)\n"
         "  --dump N           after the run, print the first N elements of "
         "every buffer\n"
-        "  --device NAME      iss (default); rtl and gpu are not built yet\n"
+        "  --device NAME      iss (default) or rtl; gpu is not built yet\n"
         "  --config FILE      accelerator configuration (default: "
         "configs/default.json)\n"
         "  --step-limit N     fault after N warp instructions (default 2^32; "

@@ -1,0 +1,983 @@
+//===- RtlSim.cpp - Harness around the Verilated SIMT core ----------------===//
+//
+// Implements RtlSim.h. One cycle is one rising edge of the model's clock;
+// after each edge the harness services the core's ports in this order:
+// fault, address check, memory request (performed functionally at once, its
+// response timed by the DRAM model), commit ports (trace), done. Inputs set
+// after an edge are seen by the core at the next edge.
+//
+// DRAM model: Channels channels, a line maps to channel (line / LINE) %
+// Channels; a request occupies its channel ceil(bytes / BytesPerCycle)
+// cycles and completes LatencyCycles later; the core may send a request
+// only while every channel has fewer than MaxOutstanding requests in flight.
+// Param and const requests are served by the harness's parameter/constant
+// memory in 2 cycles and are not DRAM traffic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RtlSim.h"
+
+#include "ISA.h"
+#include "IssInternal.h"
+#include "Semantics.h"
+
+#include "Vsimt_core.h"
+#include "verilated.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <vector>
+
+using namespace llvm;
+
+namespace tandem::rtl {
+
+namespace {
+constexpr unsigned Lanes = TANDEM_RTL_LANES;
+constexpr unsigned Warps = TANDEM_RTL_WARPS;
+constexpr unsigned LineBytes = TANDEM_RTL_LINE_BYTES;
+constexpr unsigned ImemWords = TANDEM_RTL_IMEM_WORDS;
+constexpr uint64_t MaxParamBytes = 64 * 1024;
+/// Cycles without any commit after which a launch is declared hung.
+constexpr uint64_t HangCycles = 2'000'000;
+
+using iss::detail::hex8;
+using iss::detail::pcHex;
+using iss::detail::Program;
+
+std::string dimText(const Dim3 &D) {
+  return formatv("({0},{1},{2})", D.X, D.Y, D.Z).str();
+}
+
+const char *spaceName(simt::MemSpace S) {
+  switch (S) {
+  case simt::MemSpace::Global:
+    return "global";
+  case simt::MemSpace::Shared:
+    return "shared";
+  case simt::MemSpace::Local:
+    return "local";
+  case simt::MemSpace::Param:
+    return "param";
+  case simt::MemSpace::Const:
+    return "const";
+  case simt::MemSpace::None:
+    break;
+  }
+  return "?";
+}
+
+uint64_t paramBufferBytes(const KernelInfo &K) {
+  uint64_t Bytes = 0;
+  for (const KernelParam &P : K.Params)
+    Bytes = std::max(Bytes, uint64_t(P.Offset) + P.Size);
+  return Bytes;
+}
+
+std::string paramList(const KernelInfo &K) {
+  if (K.Params.empty())
+    return "none";
+  std::string S;
+  for (const KernelParam &P : K.Params) {
+    if (!S.empty())
+      S += ", ";
+    S += P.Name + ": " + paramKindName(P.Kind);
+  }
+  return S;
+}
+
+// Bit and word access to Verilator's wide signals.
+template <typename T> uint32_t word32(const T &V, unsigned I) {
+  if constexpr (std::is_integral_v<T>)
+    return uint32_t(uint64_t(V) >> (32 * I));
+  else
+    return V[I];
+}
+template <typename T> bool bitOf(const T &V, unsigned I) {
+  return (word32(V, I / 32) >> (I % 32)) & 1;
+}
+template <typename T> void setWord(T &V, unsigned I, uint32_t W) {
+  if constexpr (std::is_integral_v<T>) {
+    uint64_t Mask = uint64_t(0xffffffffu) << (32 * I);
+    V = T((uint64_t(V) & ~Mask) | (uint64_t(W) << (32 * I)));
+  } else {
+    V[I] = W;
+  }
+}
+
+} // namespace
+
+AcceleratorConfig builtConfig() {
+  AcceleratorConfig C;
+  C.Lanes = TANDEM_RTL_LANES;
+  C.WarpsPerCore = TANDEM_RTL_WARPS;
+  C.Registers = TANDEM_RTL_REGS;
+  C.L1.SizeBytes = TANDEM_RTL_L1_BYTES;
+  C.L1.Ways = TANDEM_RTL_L1_WAYS;
+  C.L1.LineBytes = TANDEM_RTL_LINE_BYTES;
+  C.Shared.SizeBytes = TANDEM_RTL_SHARED_BYTES;
+  C.Shared.Banks = TANDEM_RTL_SHARED_BANKS;
+  return C;
+}
+
+struct Simulator::Impl {
+  DeviceOptions Opts;
+  iss::DeviceMemory &Mem;
+  std::unique_ptr<KernelImage> Image;
+  std::unique_ptr<VerilatedContext> Ctx;
+  std::unique_ptr<Vsimt_core> Top;
+  bool CodeLoaded = false;
+
+  // Per launch.
+  const KernelInfo *Kernel = nullptr;
+  const LaunchParams *Params = nullptr;
+  Program Prog;
+  std::vector<uint8_t> ParamBuffer;
+  uint32_t SharedBytes = 0;
+  uint32_t LocalBase = 0;
+  uint32_t LocalStride = 0;
+  Dim3 BlockIdx;
+  uint64_t BlockLinear = 0;
+  uint64_t Cycle = 0;
+  uint64_t LastCommit = 0;
+  uint64_t Blocks = 0, WarpsLaunched = 0;
+
+  // DRAM model.
+  struct Response {
+    uint64_t ReadyAt;
+    uint64_t Seq;
+    unsigned Channel;
+    bool Reply; ///< reads and atomics answer; writes only occupy the channel
+    uint32_t Addr;
+    std::array<uint8_t, LineBytes> Data;
+  };
+  std::deque<Response> InFlight;
+  std::vector<uint64_t> ChannelFree;
+  std::vector<unsigned> ChannelOutstanding;
+  uint64_t Seq = 0;
+  uint64_t DramRequests = 0, DramReadBytes = 0, DramWriteBytes = 0;
+
+  Impl(const DeviceOptions &O, iss::DeviceMemory &M) : Opts(O), Mem(M) {
+    Ctx = std::make_unique<VerilatedContext>();
+    Top = std::make_unique<Vsimt_core>(Ctx.get(), "simt_core");
+  }
+  ~Impl() { Top->final(); }
+
+  void tick() {
+    Top->clk = 0;
+    Top->eval();
+    Top->clk = 1;
+    Top->eval();
+    ++Cycle;
+  }
+
+  Error checkLaunch(const KernelInfo &K, const LaunchParams &P);
+  Error loadCode();
+  Error run(const LaunchParams &P, Counters &Out);
+  Error runBlock();
+  Error service();
+  Error checkAccess();
+  void acceptRequest();
+  void presentResponse();
+  void readLine(uint32_t Addr, uint8_t *Out);
+  void writeLine(uint32_t Addr, const uint8_t *Data, uint64_t Be);
+  uint32_t atomic(uint8_t Op, uint32_t Addr, uint32_t B, uint32_t C);
+  std::string globalBoundsDetail(uint32_t Addr, unsigned Bytes) const;
+  Error fault(unsigned Warp, int Lane, uint32_t Pc, const Twine &Msg) const;
+  std::string warpStates() const;
+  void traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec, bool FromLsu);
+  void fillCounters(Counters &Out) const;
+};
+
+Simulator::Simulator(std::unique_ptr<Impl> I) : I(std::move(I)) {}
+Simulator::~Simulator() = default;
+
+Expected<std::unique_ptr<Simulator>>
+Simulator::create(const DeviceOptions &Opts, iss::DeviceMemory &Mem) {
+  const AcceleratorConfig &C = Opts.Config, B = builtConfig();
+  SmallVector<std::string, 4> Diff;
+  auto Cmp = [&](StringRef Key, uint64_t Want, uint64_t Have) {
+    if (Want != Have)
+      Diff.push_back(
+          formatv("{0} is {1} (the model has {2})", Key, Want, Have));
+  };
+  Cmp("lanes", C.Lanes, B.Lanes);
+  Cmp("warps_per_core", C.WarpsPerCore, B.WarpsPerCore);
+  Cmp("registers", C.Registers, B.Registers);
+  Cmp("l1.size_bytes", C.L1.SizeBytes, B.L1.SizeBytes);
+  Cmp("l1.ways", C.L1.Ways, B.L1.Ways);
+  Cmp("l1.line_bytes", C.L1.LineBytes, B.L1.LineBytes);
+  Cmp("shared.size_bytes", C.Shared.SizeBytes, B.Shared.SizeBytes);
+  Cmp("shared.banks", C.Shared.Banks, B.Shared.Banks);
+  if (!Diff.empty())
+    return createStringError(
+        inconvertibleErrorCode(),
+        "device 'rtl': configuration '" + C.Name +
+            "' needs a different Verilated model: " + join(Diff, ", ") +
+            "; this build has the model of configs/default.json (models for "
+            "other configurations are not built on demand yet)");
+  if (C.Dram.Channels == 0 || C.Dram.BytesPerCycle == 0 ||
+      C.Dram.MaxOutstanding == 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "device 'rtl': dram.channels, "
+                             "dram.bytes_per_cycle and dram.max_outstanding "
+                             "must be at least 1");
+  return std::unique_ptr<Simulator>(
+      new Simulator(std::make_unique<Impl>(Opts, Mem)));
+}
+
+void Simulator::zeroCounters(Counters &Out) {
+  Out.Values.clear();
+  for (const char *N :
+       {"warp_instructions", "thread_instructions", "active_lane_pct_x100"})
+    Out.Values.emplace_back(N, 0);
+  for (const char *U : {"alu", "fpu", "sfu", "lsu", "ctrl"})
+    Out.Values.emplace_back(std::string("warp_instructions.") + U, 0);
+  for (const char *N : {"global_load_bytes",
+                        "global_store_bytes",
+                        "shared_load_bytes",
+                        "shared_store_bytes",
+                        "local_load_bytes",
+                        "local_store_bytes",
+                        "param_load_bytes",
+                        "const_load_bytes",
+                        "atomics_global",
+                        "atomics_shared",
+                        "barriers",
+                        "branches_taken",
+                        "divergent_branches",
+                        "blocks",
+                        "warps_launched",
+                        "cycles",
+                        "stall_dependency",
+                        "stall_memory",
+                        "stall_unit_busy",
+                        "stall_barrier",
+                        "stall_no_ready_warp",
+                        "l1_hits",
+                        "l1_misses",
+                        "shared_bank_conflict_cycles",
+                        "dram_requests",
+                        "dram_read_bytes",
+                        "dram_write_bytes"})
+    Out.Values.emplace_back(N, 0);
+}
+
+Error Simulator::loadImage(const KernelImage &Img) {
+  StringSet<> Names;
+  uint64_t CodeBytes = uint64_t(Img.Code.size()) * 4;
+  if (Img.Code.size() > ImemWords)
+    return createStringError(
+        inconvertibleErrorCode(),
+        formatv("device 'rtl': the image has {0} instruction words but the "
+                "core's instruction memory holds {1}",
+                Img.Code.size(), ImemWords));
+  for (const KernelInfo &K : Img.Kernels) {
+    if (!Names.insert(K.Name).second)
+      return createStringError(inconvertibleErrorCode(),
+                               "kernel '" + K.Name +
+                                   "' is defined twice in the image");
+    auto Bad = [&](const Twine &Why) {
+      return createStringError(inconvertibleErrorCode(),
+                               "kernel '" + K.Name + "': " + Why);
+    };
+    if (K.EntryOffset % 4 || K.CodeBytes % 4)
+      return Bad(formatv("entry {0} and code size {1} must be multiples of 4",
+                         K.EntryOffset, K.CodeBytes));
+    if (K.CodeBytes == 0)
+      return Bad("has no code");
+    if (uint64_t(K.EntryOffset) + K.CodeBytes > CodeBytes)
+      return Bad(formatv(
+          "code [{0}, {1}) lies outside the image's {2} bytes of code",
+          K.EntryOffset, uint64_t(K.EntryOffset) + K.CodeBytes, CodeBytes));
+    for (const KernelParam &P : K.Params)
+      if (P.Size != 4 || P.Offset % 4)
+        return Bad(
+            formatv("parameter '{0}' has size {1} at offset {2}; parameters "
+                    "are 4 bytes at 4-aligned offsets",
+                    P.Name, P.Size, P.Offset));
+    if (paramBufferBytes(K) > MaxParamBytes)
+      return Bad(
+          formatv("parameter buffer of {0} bytes exceeds the limit of {1}",
+                  paramBufferBytes(K), MaxParamBytes));
+  }
+  I->Image = std::make_unique<KernelImage>(Img);
+  I->CodeLoaded = false;
+  return Error::success();
+}
+
+Error Simulator::launch(const LaunchParams &P, Counters &Out) {
+  zeroCounters(Out);
+  return I->run(P, Out);
+}
+
+Error Simulator::Impl::checkLaunch(const KernelInfo &K, const LaunchParams &P) {
+  auto Bad = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(),
+                             "kernel '" + K.Name + "': cannot launch: " + Why);
+  };
+  const AcceleratorConfig &C = Opts.Config;
+  if (P.Grid.count() == 0)
+    return Bad("grid " + dimText(P.Grid) +
+               " has no blocks; every dimension must be >= 1");
+  if (P.Block.count() == 0)
+    return Bad("block " + dimText(P.Block) +
+               " has no threads; every dimension must be >= 1");
+  if (P.Block.count() > C.maxThreadsPerBlock())
+    return Bad(
+        formatv("block {0} has {1} threads, more than the configuration's "
+                "limit of {2} (WarpsPerCore {3} x 32 threads); use smaller "
+                "blocks or a configuration with more warps",
+                dimText(P.Block), P.Block.count(), C.maxThreadsPerBlock(),
+                C.WarpsPerCore));
+  if (P.Args.size() != K.Params.size())
+    return Bad(formatv("it takes {0} arguments ({1}) but the launch passes {2}",
+                       K.Params.size(), paramList(K), P.Args.size()));
+  if (K.RegistersUsed > C.Registers)
+    return Bad(formatv("it uses {0} registers but the configuration has {1} "
+                       "(registers); recompile for this configuration",
+                       K.RegistersUsed, C.Registers));
+  uint64_t Shared = uint64_t(K.SharedBytes) + P.DynamicSharedBytes;
+  if (Shared > C.Shared.SizeBytes)
+    return Bad(formatv("it needs {0} bytes of shared memory ({1} static + {2} "
+                       "dynamic) but a core has {3} (shared.size_bytes)",
+                       Shared, K.SharedBytes, P.DynamicSharedBytes,
+                       C.Shared.SizeBytes));
+  uint64_t Threads = alignTo(P.Block.count(), 32);
+  if (uint64_t(K.LocalBytes) * Threads > Opts.MemoryBytes)
+    return Bad(formatv("{0} bytes of local memory per thread for {1} threads "
+                       "exceed the device memory of {2} bytes",
+                       K.LocalBytes, Threads, Opts.MemoryBytes));
+  return Error::success();
+}
+
+Error Simulator::Impl::loadCode() {
+  Top->rst = 1;
+  tick();
+  tick();
+  Top->rst = 0;
+  if (CodeLoaded)
+    return Error::success();
+  for (size_t W = 0; W < Image->Code.size(); ++W) {
+    Top->imem_we = 1;
+    Top->imem_addr = uint32_t(W);
+    Top->imem_wdata = Image->Code[W];
+    tick();
+  }
+  Top->imem_we = 0;
+  CodeLoaded = true;
+  return Error::success();
+}
+
+Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
+  if (!Image)
+    return createStringError("cannot launch kernel '%s': no image is loaded "
+                             "(call loadImage first)",
+                             P.Kernel.c_str());
+  const KernelInfo *K = Image->findKernel(P.Kernel);
+  if (!K) {
+    std::string Known;
+    for (const KernelInfo &KI : Image->Kernels)
+      Known += (Known.empty() ? "" : ", ") + KI.Name;
+    return createStringError(
+        "kernel '%s' is not in the loaded image (kernels: %s)",
+        P.Kernel.c_str(), Known.empty() ? "none" : Known.c_str());
+  }
+  if (Error E = checkLaunch(*K, P))
+    return E;
+  Kernel = K;
+  Params = &P;
+  Prog = iss::detail::predecode(*Image, *K, /*WithAsm=*/true);
+  ParamBuffer.assign(paramBufferBytes(*K), 0);
+  for (size_t A = 0; A < K->Params.size(); ++A)
+    support::endian::write32le(ParamBuffer.data() + K->Params[A].Offset,
+                               P.Args[A].Bits);
+  SharedBytes = K->SharedBytes + P.DynamicSharedBytes;
+  unsigned NumWarps = unsigned((P.Block.count() + 31) / 32);
+  LocalStride = uint32_t(alignTo(K->LocalBytes, 4) * 32);
+  LocalBase = 0;
+  if (LocalStride) {
+    auto L = Mem.alloc(uint64_t(LocalStride) * NumWarps);
+    if (!L)
+      return createStringError(inconvertibleErrorCode(),
+                               "kernel '" + K->Name +
+                                   "': cannot launch: no device memory for "
+                                   "its local memory: " +
+                                   toString(L.takeError()));
+    LocalBase = *L;
+  }
+  if (Error E = loadCode())
+    return E;
+  InFlight.clear();
+  ChannelFree.assign(Opts.Config.Dram.Channels, 0);
+  ChannelOutstanding.assign(Opts.Config.Dram.Channels, 0);
+  DramRequests = DramReadBytes = DramWriteBytes = 0;
+  Blocks = WarpsLaunched = 0;
+  Top->clear_counters = 1;
+  tick();
+  Top->clear_counters = 0;
+  if (Opts.Trace)
+    *Opts.Trace << "# launch kernel=" << K->Name << " grid=" << P.Grid.X << ','
+                << P.Grid.Y << ',' << P.Grid.Z << " block=" << P.Block.X << ','
+                << P.Block.Y << ',' << P.Block.Z << '\n';
+
+  Error Result = Error::success();
+  const Dim3 &G = P.Grid;
+  for (uint32_t Z = 0; Z < G.Z && !Result; ++Z)
+    for (uint32_t Y = 0; Y < G.Y && !Result; ++Y)
+      for (uint32_t X = 0; X < G.X && !Result; ++X) {
+        BlockIdx = {X, Y, Z};
+        BlockLinear = (uint64_t(Z) * G.Y + Y) * G.X + X;
+        Result = runBlock();
+      }
+  fillCounters(Out);
+  if (LocalStride)
+    consumeError(Mem.free(LocalBase));
+  return Result;
+}
+
+Error Simulator::Impl::runBlock() {
+  const LaunchParams &P = *Params;
+  uint64_t Threads = P.Block.count();
+  unsigned NumWarps = unsigned((Threads + 31) / 32);
+  if (LocalStride) {
+    std::vector<uint8_t> Zero(size_t(LocalStride) * NumWarps, 0);
+    if (Error E = Mem.copyIn(LocalBase, Zero))
+      return E;
+  }
+  Top->code_base = Kernel->EntryOffset;
+  Top->code_bytes = Kernel->CodeBytes;
+  Top->regs_used = Kernel->RegistersUsed;
+  for (unsigned W = 0; W < Warps; ++W) {
+    uint64_t L = W < NumWarps ? std::min<uint64_t>(32, Threads - W * 32ull) : 0;
+    uint32_t Mask = L == 32 ? 0xffffffffu : uint32_t((1ull << L) - 1);
+    setWord(Top->warp_lanes, W, Mask);
+  }
+  Top->ntid_x = P.Block.X;
+  Top->ntid_y = P.Block.Y;
+  Top->ntid_z = P.Block.Z;
+  Top->ctaid_x = BlockIdx.X;
+  Top->ctaid_y = BlockIdx.Y;
+  Top->ctaid_z = BlockIdx.Z;
+  Top->nctaid_x = P.Grid.X;
+  Top->nctaid_y = P.Grid.Y;
+  Top->nctaid_z = P.Grid.Z;
+  Top->nwarps = NumWarps;
+  Top->local_base = LocalBase;
+  Top->local_warp_stride = LocalStride;
+  Top->chk_ok = 0;
+  Top->mem_resp_valid = 0;
+  Top->mem_req_ready = 1;
+  Top->start = 1;
+  tick();
+  Top->start = 0;
+  ++Blocks;
+  WarpsLaunched += NumWarps;
+  LastCommit = Cycle;
+  for (;;) {
+    tick();
+    if (Error E = service())
+      return E;
+    if (Top->done)
+      return Error::success();
+  }
+}
+
+Error Simulator::Impl::fault(unsigned Warp, int Lane, uint32_t Pc,
+                             const Twine &Msg) const {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "kernel '" << Kernel->Name << "': block (" << BlockIdx.X << ','
+     << BlockIdx.Y << ',' << BlockIdx.Z << ") warp " << Warp;
+  if (Lane >= 0)
+    OS << " lane " << Lane;
+  OS << " pc " << pcHex(Pc);
+  uint32_t Offset = Pc - Prog.Entry;
+  if (Offset < Prog.CodeBytes) {
+    unsigned Index = Offset / 4;
+    if (Prog.Decoded[Index].Op != simt::Opcode::INVALID)
+      OS << " (" << simt::formatInst(Prog.Decoded[Index], Pc) << ')';
+    else
+      OS << " (word " << hex8(Prog.Words[Index]) << ')';
+  }
+  OS << ": " << Msg;
+  return createStringError(inconvertibleErrorCode(), S);
+}
+
+std::string Simulator::Impl::warpStates() const {
+  std::string S;
+  raw_string_ostream OS(S);
+  for (unsigned W = 0; W < Warps; ++W) {
+    if (!Top->warp_alive[W] && !((Top->warp_finished >> W) & 1))
+      continue;
+    OS << "\n  warp " << W << ": pc " << pcHex(Top->warp_pc[W]) << " exec "
+       << format_hex_no_prefix(Top->warp_exec[W], 8) << " alive "
+       << format_hex_no_prefix(Top->warp_alive[W], 8) << ' ';
+    if ((Top->warp_finished >> W) & 1)
+      OS << "finished";
+    else if ((Top->warp_at_bar >> W) & 1)
+      OS << "waiting at the barrier (bar at pc " << pcHex(Top->warp_pc[W] - 4)
+         << ')';
+    else if ((Top->warp_mem_wait >> W) & 1)
+      OS << "waiting for the memory system";
+    else
+      OS << "ready or waiting on a register";
+  }
+  return S;
+}
+
+Error Simulator::Impl::service() {
+  if (Top->fault) {
+    unsigned W = Top->fault_warp;
+    switch (Top->fault_cause) {
+    case 1: {
+      uint32_t Pc = Top->fault_pc;
+      unsigned Index = (Pc - Prog.Entry) / 4;
+      return fault(
+          W, -1, Pc,
+          "illegal instruction: " +
+              (Index < Prog.IllegalWhy.size() && !Prog.IllegalWhy[Index].empty()
+                   ? Prog.IllegalWhy[Index]
+                   : std::string("the word does not decode")));
+    }
+    case 2:
+      return fault(W, -1, Top->fault_pc,
+                   formatv("illegal instruction: pc is outside kernel '{0}' "
+                           "code [{1}, {2})",
+                           Kernel->Name, pcHex(Prog.Entry),
+                           pcHex(Prog.Entry + Prog.CodeBytes)));
+    default:
+      return fault(W, -1, Top->warp_pc[W] - 4,
+                   "barrier deadlock: warps wait at a barrier that finished "
+                   "warps can never reach; every warp that waits at a bar "
+                   "needs all warps of its block there; warp states:" +
+                       warpStates());
+    }
+  }
+  // Inputs consumed at the last edge are withdrawn.
+  Top->mem_resp_valid = 0;
+  Top->chk_ok = 0;
+  if (Top->chk_valid)
+    if (Error E = checkAccess())
+      return E;
+  if (Top->mem_req_valid)
+    acceptRequest();
+  presentResponse();
+  bool Room = true;
+  for (unsigned N : ChannelOutstanding)
+    Room &= N < Opts.Config.Dram.MaxOutstanding;
+  Top->mem_req_ready = Room;
+  if (Top->dp_commit) {
+    LastCommit = Cycle;
+    if (Opts.Trace)
+      traceCommit(Top->dp_commit_warp, Top->dp_commit_pc, Top->dp_commit_exec,
+                  false);
+  }
+  if (Top->lsu_commit) {
+    LastCommit = Cycle;
+    if (Opts.Trace)
+      traceCommit(Top->lsu_commit_warp, Top->lsu_commit_pc,
+                  Top->lsu_commit_exec, true);
+  }
+  if ((Cycle & 1023) == 0 && Opts.StepLimit) {
+    uint64_t Steps = 0;
+    for (unsigned O = 0; O < 256; ++O)
+      Steps += Top->cnt_op_warp[O];
+    if (Steps > Opts.StepLimit)
+      return fault(0, -1, Top->warp_pc[0],
+                   formatv("step limit exceeded: {0} warp instructions "
+                           "executed in this launch (an endless loop? raise "
+                           "DeviceOptions::StepLimit or --step-limit); warp "
+                           "states:{1}",
+                           Opts.StepLimit, warpStates()));
+  }
+  if (Cycle - LastCommit > HangCycles)
+    return createStringError(
+        inconvertibleErrorCode(),
+        formatv("kernel '{0}': block {1}: hang: no instruction committed in "
+                "{2} cycles (cycle {3}); warp states:{4}",
+                Kernel->Name, dimText(BlockIdx), HangCycles, Cycle,
+                warpStates()));
+  return Error::success();
+}
+
+std::string Simulator::Impl::globalBoundsDetail(uint32_t Addr,
+                                                unsigned Bytes) const {
+  const iss::Allocation *A = Mem.nearest(Addr);
+  if (!A)
+    return "no global memory is allocated";
+  std::string Range =
+      formatv("{0}..{1}, {2} bytes", hex8(A->Base),
+              hex8(uint32_t(uint64_t(A->Base) + A->Size)), A->Size)
+          .str();
+  if (Addr >= A->Base && uint64_t(Addr) < uint64_t(A->Base) + A->Size)
+    return formatv("runs {0} bytes past the end of the allocation {1}",
+                   uint64_t(Addr) + Bytes - (uint64_t(A->Base) + A->Size),
+                   Range)
+        .str();
+  return "nearest allocation " + Range;
+}
+
+// The protection check the ISS does per lane, in lane order, with its
+// messages. The local allocation the harness made is not user memory: local
+// accesses are checked against the kernel's local bytes, not allocations.
+Error Simulator::Impl::checkAccess() {
+  unsigned W = Top->chk_warp;
+  uint32_t Pc = Top->chk_pc;
+  uint32_t Mask = Top->chk_mask;
+  unsigned Index = (Pc - Prog.Entry) / 4;
+  const simt::InstrDesc &D = simt::getDesc(Prog.Decoded[Index].Op);
+  unsigned Bytes = D.AccessBytes;
+  const char *Kind = D.has(simt::IsAtomic)  ? "atomic"
+                     : D.has(simt::IsStore) ? "store"
+                                            : "load";
+  for (unsigned Lane = 0; Lane < 32; ++Lane) {
+    if (!((Mask >> Lane) & 1))
+      continue;
+    uint32_t Addr = word32(Top->chk_addr, Lane);
+    auto Msg = [&](StringRef Prefix, const Twine &Why) {
+      return fault(W, int(Lane), Pc,
+                   Prefix + spaceName(D.Space) + " " + Kind + " of " +
+                       Twine(Bytes) + " bytes at " + hex8(Addr) + " (" + Why +
+                       ")");
+    };
+    if (Addr & (Bytes - 1))
+      return Msg("misaligned ",
+                 Twine("must be ") + Twine(Bytes) + "-byte aligned");
+    auto Inside = [&](uint64_t Limit) {
+      return Addr < Limit && Limit - Addr >= Bytes;
+    };
+    switch (D.Space) {
+    case simt::MemSpace::Global: {
+      const iss::Allocation *A = Mem.find(Addr);
+      if (A && A->Base != LocalBase && A->Size - (Addr - A->Base) >= Bytes)
+        continue;
+      if (A && A->Base == LocalBase && LocalStride)
+        return Msg("out-of-bounds ", "nearest allocation is not user memory");
+      return Msg("out-of-bounds ", globalBoundsDetail(Addr, Bytes));
+    }
+    case simt::MemSpace::Shared:
+      if (Inside(SharedBytes))
+        continue;
+      return Msg("out-of-bounds ",
+                 formatv("the block has {0} bytes of shared memory: {1} "
+                         "static + {2} dynamic",
+                         SharedBytes, Kernel->SharedBytes,
+                         SharedBytes - Kernel->SharedBytes));
+    case simt::MemSpace::Local:
+      if (Inside(Kernel->LocalBytes))
+        continue;
+      return Msg("out-of-bounds ",
+                 formatv("the kernel has {0} bytes of local memory per thread",
+                         Kernel->LocalBytes));
+    case simt::MemSpace::Param:
+      if (Inside(ParamBuffer.size()))
+        continue;
+      return Msg("out-of-bounds ", formatv("the parameter buffer is {0} bytes",
+                                           ParamBuffer.size()));
+    case simt::MemSpace::Const:
+      if (Inside(Image->Const.size()))
+        continue;
+      return Msg("out-of-bounds ",
+                 formatv("the image has {0} bytes of constant data",
+                         Image->Const.size()));
+    case simt::MemSpace::None:
+      break;
+    }
+  }
+  Top->chk_ok = 1;
+  return Error::success();
+}
+
+void Simulator::Impl::readLine(uint32_t Addr, uint8_t *Out) {
+  std::fill(Out, Out + LineBytes, 0);
+  // Allocations are 256-byte aligned and lines at most 256 bytes, so a line
+  // overlaps at most one allocation, starting at or before the line.
+  const iss::Allocation *A = Mem.find(Addr);
+  if (!A)
+    return;
+  uint64_t End = std::min<uint64_t>(uint64_t(Addr) + LineBytes,
+                                    uint64_t(A->Base) + A->Size);
+  std::copy(A->Data.get() + (Addr - A->Base), A->Data.get() + (End - A->Base),
+            Out);
+}
+
+void Simulator::Impl::writeLine(uint32_t Addr, const uint8_t *Data,
+                                uint64_t Be) {
+  const iss::Allocation *A = Mem.find(Addr);
+  if (!A)
+    return; // every enabled byte passed the check, so none is lost here
+  for (unsigned B = 0; B < LineBytes; ++B)
+    if (((Be >> B) & 1) && Addr + B - A->Base < A->Size)
+      A->Data[Addr + B - A->Base] = Data[B];
+}
+
+uint32_t Simulator::Impl::atomic(uint8_t Op, uint32_t Addr, uint32_t B,
+                                 uint32_t C) {
+  const iss::Allocation *A = Mem.find(Addr);
+  if (!A)
+    return 0;
+  uint8_t *P = A->Data.get() + (Addr - A->Base);
+  uint32_t Old = support::endian::read32le(P), New = Old;
+  auto Dec = simt::decode(uint32_t(Op) << 24);
+  simt::Opcode O = Dec ? Dec->Op : simt::Opcode::INVALID;
+  namespace sem = iss::sem;
+  switch (O) {
+  case simt::Opcode::ATOM_GLOBAL_ADD:
+    New = Old + B;
+    break;
+  case simt::Opcode::ATOM_GLOBAL_FADD:
+    New = sem::fadd(Old, B);
+    break;
+  case simt::Opcode::ATOM_GLOBAL_MIN:
+    New = sem::smin(Old, B);
+    break;
+  case simt::Opcode::ATOM_GLOBAL_MAX:
+    New = sem::smax(Old, B);
+    break;
+  case simt::Opcode::ATOM_GLOBAL_MINU:
+    New = sem::umin(Old, B);
+    break;
+  case simt::Opcode::ATOM_GLOBAL_MAXU:
+    New = sem::umax(Old, B);
+    break;
+  case simt::Opcode::ATOM_GLOBAL_EXCH:
+    New = B;
+    break;
+  case simt::Opcode::ATOM_GLOBAL_CAS:
+    New = Old == B ? C : Old;
+    break;
+  default:
+    break;
+  }
+  support::endian::write32le(P, New);
+  return Old;
+}
+
+// Performs the request now (so memory order is request order) and schedules
+// its completion on its channel.
+void Simulator::Impl::acceptRequest() {
+  Response R{};
+  R.Seq = Seq++;
+  R.Addr = Top->mem_req_addr;
+  unsigned Kind = Top->mem_req_kind, Space = Top->mem_req_space;
+  const DramConfig &D = Opts.Config.Dram;
+  if (Space != 0) { // param (1) or const (2): on-core constant memory
+    const std::vector<uint8_t> &Src = Space == 1 ? ParamBuffer : Image->Const;
+    for (unsigned B = 0; B < LineBytes; ++B)
+      R.Data[B] = uint64_t(R.Addr) + B < Src.size() ? Src[R.Addr + B] : 0;
+    R.Reply = true;
+    R.ReadyAt = Cycle + 2;
+    R.Channel = ~0u;
+    InFlight.push_back(R);
+    return;
+  }
+  unsigned Bytes = LineBytes;
+  if (Kind == 0) {
+    readLine(R.Addr, R.Data.data());
+    R.Reply = true;
+    DramReadBytes += LineBytes;
+  } else if (Kind == 1) {
+    uint8_t Data[LineBytes];
+    uint64_t Be = 0;
+    for (unsigned Wd = 0; Wd < LineBytes / 4; ++Wd)
+      support::endian::write32le(Data + 4 * Wd, word32(Top->mem_req_wdata, Wd));
+    for (unsigned B = 0; B < LineBytes; ++B)
+      Be |= uint64_t(bitOf(Top->mem_req_be, B)) << B;
+    writeLine(R.Addr, Data, Be);
+    R.Reply = false;
+    DramWriteBytes += uint64_t(llvm::popcount(Be));
+  } else {
+    uint32_t Old =
+        atomic(Top->mem_req_op, R.Addr, Top->mem_req_b, Top->mem_req_c);
+    support::endian::write32le(R.Data.data(), Old);
+    R.Reply = true;
+    Bytes = 4;
+    DramReadBytes += 4;
+    DramWriteBytes += 4;
+  }
+  ++DramRequests;
+  R.Channel = (R.Addr / LineBytes) % D.Channels;
+  uint64_t Occupy = (Bytes + D.BytesPerCycle - 1) / D.BytesPerCycle;
+  uint64_t Begin = std::max(Cycle, ChannelFree[R.Channel]);
+  ChannelFree[R.Channel] = Begin + Occupy;
+  R.ReadyAt = Begin + Occupy + D.LatencyCycles;
+  ++ChannelOutstanding[R.Channel];
+  InFlight.push_back(R);
+}
+
+// One completed request per cycle goes back to the core (oldest first).
+void Simulator::Impl::presentResponse() {
+  // A completed write only frees its channel slot.
+  for (auto It = InFlight.begin(); It != InFlight.end();) {
+    if (!It->Reply && It->ReadyAt <= Cycle) {
+      --ChannelOutstanding[It->Channel];
+      It = InFlight.erase(It);
+    } else {
+      ++It;
+    }
+  }
+  auto Best = InFlight.end();
+  for (auto It = InFlight.begin(); It != InFlight.end(); ++It)
+    if (It->ReadyAt <= Cycle &&
+        (Best == InFlight.end() || It->ReadyAt < Best->ReadyAt ||
+         (It->ReadyAt == Best->ReadyAt && It->Seq < Best->Seq)))
+      Best = It;
+  if (Best == InFlight.end())
+    return;
+  Top->mem_resp_valid = 1;
+  Top->mem_resp_addr = Best->Addr;
+  for (unsigned Wd = 0; Wd < LineBytes / 4; ++Wd)
+    setWord(Top->mem_resp_data, Wd,
+            support::endian::read32le(Best->Data.data() + 4 * Wd));
+  if (Best->Channel != ~0u)
+    --ChannelOutstanding[Best->Channel];
+  InFlight.erase(Best);
+}
+
+namespace {
+void appendLanes(raw_ostream &OS, const uint32_t *V, uint32_t Mask) {
+  OS << '[';
+  bool First = true;
+  for (unsigned Lane = 0; Lane < 32; ++Lane) {
+    if (!((Mask >> Lane) & 1))
+      continue;
+    if (!First)
+      OS << ' ';
+    OS << format_hex_no_prefix(V[Lane], 8);
+    First = false;
+  }
+  OS << ']';
+}
+} // namespace
+
+// The ISS's trace line (docs/Trace.md) for a committed warp instruction.
+void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
+                                  bool FromLsu) {
+  raw_ostream &OS = *Opts.Trace;
+  unsigned Index = (Pc - Prog.Entry) / 4;
+  const iss::detail::PInst &PI = Prog.Insts[Index];
+  const simt::DecodedInst &DI = Prog.Decoded[Index];
+  const simt::InstrDesc &D = simt::getDesc(DI.Op);
+  OS << "b=" << BlockLinear << " w=" << Warp << " pc=" << pcHex(Pc)
+     << " mask=" << format_hex_no_prefix(Exec, 8) << ' ' << Prog.asmAt(Index);
+  std::string Effects;
+  raw_string_ostream ES(Effects);
+  bool WritesRd = D.NumOperands > 0 && D.Operands[0].IsDef &&
+                  D.Operands[0].Where == simt::Field::Rd;
+  uint32_t Row[32];
+  if (WritesRd && DI.Rd != 0) {
+    Top->dbg_warp = Warp;
+    Top->dbg_reg = DI.Rd;
+    Top->eval();
+    for (unsigned L = 0; L < 32; ++L)
+      Row[L] = word32(Top->dbg_row, L);
+    ES << " r" << unsigned(DI.Rd) << '=';
+    appendLanes(ES, Row, D.has(simt::WritesAllLanes) ? 0xffffffffu : Exec);
+  }
+  (void)PI;
+  if (FromLsu &&
+      (D.has(simt::IsLoad) || D.has(simt::IsStore) || D.has(simt::IsAtomic))) {
+    uint32_t A[32], V[32];
+    for (unsigned L = 0; L < 32; ++L) {
+      A[L] = word32(Top->lsu_commit_addr, L);
+      V[L] = word32(Top->lsu_commit_stval, L);
+    }
+    ES << " a=";
+    appendLanes(ES, A, Exec);
+    if (D.has(simt::IsStore)) {
+      ES << " v=";
+      appendLanes(ES, V, Exec);
+    }
+  }
+  if (D.has(simt::IsBranch) || D.has(simt::IsJump)) {
+    if (Top->dp_commit_taken)
+      ES << " taken->" << pcHex(Pc + uint32_t(DI.Imm) * 4);
+    else
+      ES << " not-taken";
+  } else if (D.has(simt::IsMaskOp) && !WritesRd) {
+    ES << " exec=" << format_hex_no_prefix(Top->dp_commit_exec_after, 8);
+    if (D.has(simt::IsExit))
+      ES << " alive=" << format_hex_no_prefix(Top->dp_commit_alive_after, 8);
+  }
+  if (D.has(simt::IsBarrier))
+    ES << " wait";
+  if (!Effects.empty())
+    OS << " |" << Effects;
+  OS << '\n';
+}
+
+// The ISS's counters from the core's per-opcode counts (same derivation as
+// sim/iss/Iss.cpp), then the core's timing counters and the DRAM model's.
+void Simulator::Impl::fillCounters(Counters &Out) const {
+  uint64_t Warp = 0, Thread = 0, Barriers = 0;
+  SmallVector<uint64_t, 8> PerUnit(5, 0);
+  uint64_t LoadBytes[6] = {}, StoreBytes[6] = {}, Atomics[6] = {};
+  for (unsigned I = 0, E = simt::numOpcodes(); I < E; ++I) {
+    const simt::InstrDesc &D = simt::getDesc(simt::opcodeAt(I));
+    uint64_t WI = Top->cnt_op_warp[D.Encoding];
+    uint64_t TI = Top->cnt_op_thread[D.Encoding];
+    Warp += WI;
+    Thread += TI;
+    unsigned Unit = unsigned(simt::getSchedClassDesc(D.Sched).Unit);
+    if (PerUnit.size() <= Unit)
+      PerUnit.resize(Unit + 1);
+    PerUnit[Unit] += WI;
+    unsigned Space = unsigned(D.Space);
+    if (D.has(simt::IsLoad))
+      LoadBytes[Space] += TI * D.AccessBytes;
+    if (D.has(simt::IsStore))
+      StoreBytes[Space] += TI * D.AccessBytes;
+    if (D.has(simt::IsAtomic))
+      Atomics[Space] += TI;
+    if (D.has(simt::IsBarrier))
+      Barriers += WI;
+  }
+  auto Put = [&](StringRef Name, uint64_t V) { Out.set(Name, V); };
+  auto Ix = [](simt::MemSpace M) { return unsigned(M); };
+  Put("warp_instructions", Warp);
+  Put("thread_instructions", Thread);
+  Put("active_lane_pct_x100", Warp ? Thread * 10000 / (32 * Warp) : 0);
+  for (unsigned U = 0; U < PerUnit.size(); ++U)
+    Put("warp_instructions." +
+            StringRef(simt::getFuncUnitName(simt::FuncUnit(U))).lower(),
+        PerUnit[U]);
+  Put("global_load_bytes", LoadBytes[Ix(simt::MemSpace::Global)]);
+  Put("global_store_bytes", StoreBytes[Ix(simt::MemSpace::Global)]);
+  Put("shared_load_bytes", LoadBytes[Ix(simt::MemSpace::Shared)]);
+  Put("shared_store_bytes", StoreBytes[Ix(simt::MemSpace::Shared)]);
+  Put("local_load_bytes", LoadBytes[Ix(simt::MemSpace::Local)]);
+  Put("local_store_bytes", StoreBytes[Ix(simt::MemSpace::Local)]);
+  Put("param_load_bytes", LoadBytes[Ix(simt::MemSpace::Param)]);
+  Put("const_load_bytes", LoadBytes[Ix(simt::MemSpace::Const)]);
+  Put("atomics_global", Atomics[Ix(simt::MemSpace::Global)]);
+  Put("atomics_shared", Atomics[Ix(simt::MemSpace::Shared)]);
+  Put("barriers", Barriers);
+  Put("branches_taken", Top->cnt_branches_taken);
+  Put("divergent_branches", Top->cnt_divergent_branches);
+  Put("blocks", Blocks);
+  Put("warps_launched", WarpsLaunched);
+  Put("cycles", Top->cnt_cycles);
+  Put("stall_dependency", Top->cnt_stall_dependency);
+  Put("stall_memory", Top->cnt_stall_memory);
+  Put("stall_unit_busy", Top->cnt_stall_unit_busy);
+  Put("stall_barrier", Top->cnt_stall_barrier);
+  Put("stall_no_ready_warp", Top->cnt_stall_no_ready_warp);
+  Put("l1_hits", Top->cnt_l1_hits);
+  Put("l1_misses", Top->cnt_l1_misses);
+  Put("shared_bank_conflict_cycles", Top->cnt_shared_bank_conflict_cycles);
+  Put("dram_requests", DramRequests);
+  Put("dram_read_bytes", DramReadBytes);
+  Put("dram_write_bytes", DramWriteBytes);
+}
+
+} // namespace tandem::rtl

@@ -1,0 +1,54 @@
+//===- RtlSim.h - The Verilated SIMT core and its harness ------*- C++ -*-===//
+//
+// Runs kernel images on the Verilated RTL of the SIMT core (sim/rtl/*.sv):
+// loads the code into the core's instruction memory, launches blocks one
+// after another, serves the core's memory port from device memory through a
+// DRAM model (latency, bytes per cycle, channels, outstanding requests: read
+// from the configuration at open time, no rebuild), answers the core's
+// address checks (the harness owns the allocations, so it reports faults with
+// the ISS's messages), writes the commit trace (docs/Trace.md) and reads the
+// core's counters (docs/Counters.md).
+//
+// Input invariants: none; every launch is validated first. The build
+// parameters of the Verilated model (lanes, warps, registers, L1, shared
+// memory) must equal the configuration's; create() refuses any other.
+// Guarantees: faults and hangs come back as llvm::Error naming the kernel,
+// block, warp, lane, pc and instruction; counters describe everything
+// executed up to the fault.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "DeviceMemory.h"
+
+#include "tandem/KernelImage.h"
+#include "tandem/Runtime.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace tandem::rtl {
+
+/// The configuration parameters the Verilated model was built with.
+AcceleratorConfig builtConfig();
+
+class Simulator {
+public:
+  /// Fails if \p Opts.Config's build parameters differ from builtConfig().
+  static llvm::Expected<std::unique_ptr<Simulator>>
+  create(const DeviceOptions &Opts, iss::DeviceMemory &Mem);
+  ~Simulator();
+
+  llvm::Error loadImage(const KernelImage &Img);
+  llvm::Error launch(const LaunchParams &P, Counters &Out);
+  static void zeroCounters(Counters &Out);
+
+  struct Impl;
+
+private:
+  explicit Simulator(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> I;
+};
+
+} // namespace tandem::rtl

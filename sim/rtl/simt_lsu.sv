@@ -1,0 +1,541 @@
+// simt_lsu: the load/store unit of a core: address generation, the
+// protection check, the coalescer, the L1 data cache, banked shared memory,
+// atomics and shuffles. One warp instruction at a time.
+//
+// Flow: issue (operand rows latched) -> address generation (32/LANES cycles,
+// LANES lanes per cycle) -> protection check through the harness (chk_*: the
+// harness owns the allocations and reports faults like the ISS) -> the
+// space's path -> write-back of the result row and commit.
+//  - global and local: the coalescer sends one request per distinct line the
+//    active lanes touch. L1: LINE_BYTES lines, L1_WAYS ways, round-robin
+//    replacement; loads allocate on a miss; stores are write-through,
+//    no-write-allocate (a store hit updates the line). Local addresses are
+//    translated to the interleaved layout (word W of lane L at (W*32+L)*4 of
+//    the warp's local area in device memory).
+//  - param and const: line requests to the harness, not cached.
+//  - shared: SHARED_BANKS 4-byte-wide banks; each sub-warp of LANES lanes is
+//    served in as many cycles as the most distinct words any one bank must
+//    deliver (lanes reading the same word share it).
+//  - atomics: lane by lane in lane order; global ones are performed at the
+//    memory side (the harness) and invalidate the L1 line, shared ones here.
+//  - shuffles: read the latched source row, 32/LANES cycles.
+// Guarantees: stores and atomics of one warp apply in lane order; requests
+// are issued only when mem_req_ready was high.
+module simt_lsu
+  import simt_isa_pkg::*;
+#(
+    parameter int WARPS = 8,
+    parameter int LANES = 8,
+    parameter int L1_BYTES = 16384,
+    parameter int L1_WAYS = 4,
+    parameter int LINE_BYTES = 64,
+    parameter int SHARED_BYTES = 16384,
+    parameter int SHARED_BANKS = 8,
+    localparam int WB = WARPS > 1 ? $clog2(WARPS) : 1,
+    localparam int LINE_BITS = LINE_BYTES * 8
+) (
+    input  logic                  clk,
+    input  logic                  rst,
+    input  logic                  start,
+    input  logic                  issue,
+    input  logic [7:0]            op,
+    input  logic [WB-1:0]         warp,
+    input  logic [31:0]           pc,
+    input  logic [31:0]           exec,
+    input  logic [5:0]            rd,
+    input  logic [31:0]           imm,
+    input  logic [32*32-1:0]      row1,
+    input  logic [32*32-1:0]      row2,
+    input  logic [32*32-1:0]      row3,
+    input  logic [31:0]           local_base,
+    input  logic [31:0]           local_warp_stride,
+    output logic                  idle,
+    output logic                  chk_valid,
+    output logic [7:0]            chk_op,
+    output logic [WB-1:0]         chk_warp,
+    output logic [31:0]           chk_pc,
+    output logic [31:0]           chk_mask,
+    output logic [32*32-1:0]      chk_addr,
+    input  logic                  chk_ok,
+    input  logic                  mem_req_ready,
+    output logic                  mem_req_valid,
+    output logic [1:0]            mem_req_kind,
+    output logic [1:0]            mem_req_space,
+    output logic [31:0]           mem_req_addr,
+    output logic [LINE_BITS-1:0]  mem_req_wdata,
+    output logic [LINE_BYTES-1:0] mem_req_be,
+    output logic [7:0]            mem_req_op,
+    output logic [31:0]           mem_req_b,
+    output logic [31:0]           mem_req_c,
+    input  logic                  mem_resp_valid,
+    input  logic [31:0]           mem_resp_addr,
+    input  logic [LINE_BITS-1:0]  mem_resp_data,
+    output logic                  wb_valid,
+    output logic [WB-1:0]         wb_warp,
+    output logic [5:0]            wb_rd,
+    output logic [31:0]           wb_mask,
+    output logic [32*32-1:0]      wb_row,
+    output logic                  commit,
+    output logic [WB-1:0]         commit_warp,
+    output logic [31:0]           commit_pc,
+    output logic [31:0]           commit_exec,
+    output logic [32*32-1:0]      commit_addr,
+    output logic [32*32-1:0]      commit_stval,
+    input  logic                  clear_counters,
+    output logic [63:0]           cnt_l1_hits,
+    output logic [63:0]           cnt_l1_misses,
+    output logic [63:0]           cnt_shared_bank_conflict_cycles
+);
+  localparam int CPW = 32 / LANES;
+  localparam int SETS = L1_BYTES / (L1_WAYS * LINE_BYTES);
+  localparam int LINES = SETS * L1_WAYS;
+  localparam int OFF_BITS = $clog2(LINE_BYTES);
+  localparam int SET_BITS = SETS > 1 ? $clog2(SETS) : 1;
+  localparam int WAY_BITS = L1_WAYS > 1 ? $clog2(L1_WAYS) : 1;
+  localparam logic [1:0] KIND_READ = 2'd0, KIND_WRITE = 2'd1, KIND_ATOMIC = 2'd2;
+  localparam logic [1:0] SP_DEVICE = 2'd0, SP_PARAM = 2'd1, SP_CONST = 2'd2;
+
+  typedef enum logic [3:0] {
+    S_IDLE, S_AGU, S_CHECK, S_LINES, S_GATOM, S_SHARED, S_SATOM, S_SHFL, S_WB
+  } state_e;
+  typedef enum logic [2:0] {
+    SPACE_NONE, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL, SPACE_PARAM, SPACE_CONST
+  } space_e;
+
+  function automatic space_e space_of(input logic [7:0] o);
+    unique case (o)
+      OP_GLOBAL_LD_U8, OP_GLOBAL_LD_S8, OP_GLOBAL_LD_U16, OP_GLOBAL_LD_S16,
+      OP_GLOBAL_LD_U32, OP_GLOBAL_ST_U8, OP_GLOBAL_ST_U16, OP_GLOBAL_ST_U32,
+      OP_ATOM_GLOBAL_ADD, OP_ATOM_GLOBAL_FADD, OP_ATOM_GLOBAL_MIN,
+      OP_ATOM_GLOBAL_MAX, OP_ATOM_GLOBAL_MINU, OP_ATOM_GLOBAL_MAXU,
+      OP_ATOM_GLOBAL_EXCH, OP_ATOM_GLOBAL_CAS: return SPACE_GLOBAL;
+      OP_SHARED_LD_U8, OP_SHARED_LD_S8, OP_SHARED_LD_U16, OP_SHARED_LD_S16,
+      OP_SHARED_LD_U32, OP_SHARED_ST_U8, OP_SHARED_ST_U16, OP_SHARED_ST_U32,
+      OP_ATOM_SHARED_ADD, OP_ATOM_SHARED_FADD, OP_ATOM_SHARED_MIN,
+      OP_ATOM_SHARED_MAX, OP_ATOM_SHARED_MINU, OP_ATOM_SHARED_MAXU,
+      OP_ATOM_SHARED_EXCH, OP_ATOM_SHARED_CAS: return SPACE_SHARED;
+      OP_LOCAL_LD_U8, OP_LOCAL_LD_S8, OP_LOCAL_LD_U16, OP_LOCAL_LD_S16,
+      OP_LOCAL_LD_U32, OP_LOCAL_ST_U8, OP_LOCAL_ST_U16, OP_LOCAL_ST_U32: return SPACE_LOCAL;
+      OP_PARAM_LD_U32: return SPACE_PARAM;
+      OP_CONST_LD_U32: return SPACE_CONST;
+      default: return SPACE_NONE;
+    endcase
+  endfunction
+
+  function automatic logic is_store(input logic [7:0] o);
+    unique case (o)
+      OP_GLOBAL_ST_U8, OP_GLOBAL_ST_U16, OP_GLOBAL_ST_U32, OP_SHARED_ST_U8,
+      OP_SHARED_ST_U16, OP_SHARED_ST_U32, OP_LOCAL_ST_U8, OP_LOCAL_ST_U16,
+      OP_LOCAL_ST_U32: return 1'b1;
+      default: return 1'b0;
+    endcase
+  endfunction
+
+  function automatic logic is_atomic(input logic [7:0] o);
+    unique case (o)
+      OP_ATOM_GLOBAL_ADD, OP_ATOM_GLOBAL_FADD, OP_ATOM_GLOBAL_MIN,
+      OP_ATOM_GLOBAL_MAX, OP_ATOM_GLOBAL_MINU, OP_ATOM_GLOBAL_MAXU,
+      OP_ATOM_GLOBAL_EXCH, OP_ATOM_GLOBAL_CAS, OP_ATOM_SHARED_ADD,
+      OP_ATOM_SHARED_FADD, OP_ATOM_SHARED_MIN, OP_ATOM_SHARED_MAX,
+      OP_ATOM_SHARED_MINU, OP_ATOM_SHARED_MAXU, OP_ATOM_SHARED_EXCH,
+      OP_ATOM_SHARED_CAS: return 1'b1;
+      default: return 1'b0;
+    endcase
+  endfunction
+
+  // Access size in bytes: 1, 2 or 4.
+  function automatic logic [2:0] size_of(input logic [7:0] o);
+    unique case (o)
+      OP_GLOBAL_LD_U8, OP_GLOBAL_LD_S8, OP_GLOBAL_ST_U8, OP_SHARED_LD_U8,
+      OP_SHARED_LD_S8, OP_SHARED_ST_U8, OP_LOCAL_LD_U8, OP_LOCAL_LD_S8,
+      OP_LOCAL_ST_U8: return 3'd1;
+      OP_GLOBAL_LD_U16, OP_GLOBAL_LD_S16, OP_GLOBAL_ST_U16, OP_SHARED_LD_U16,
+      OP_SHARED_LD_S16, OP_SHARED_ST_U16, OP_LOCAL_LD_U16, OP_LOCAL_LD_S16,
+      OP_LOCAL_ST_U16: return 3'd2;
+      default: return 3'd4;
+    endcase
+  endfunction
+
+  function automatic logic is_signed(input logic [7:0] o);
+    unique case (o)
+      OP_GLOBAL_LD_S8, OP_GLOBAL_LD_S16, OP_SHARED_LD_S8, OP_SHARED_LD_S16,
+      OP_LOCAL_LD_S8, OP_LOCAL_LD_S16: return 1'b1;
+      default: return 1'b0;
+    endcase
+  endfunction
+
+  // A loaded value from the 4 bytes starting at the access, extended.
+  function automatic logic [31:0] extend(input logic [31:0] raw, input logic [2:0] size,
+                                         input logic sgn);
+    unique case (size)
+      3'd1: return sgn ? {{24{raw[7]}}, raw[7:0]} : {24'h0, raw[7:0]};
+      3'd2: return sgn ? {{16{raw[15]}}, raw[15:0]} : {16'h0, raw[15:0]};
+      default: return raw;
+    endcase
+  endfunction
+
+  //===--- State ------------------------------------------------------------===//
+  state_e        state;
+  logic [7:0]    q_op;
+  space_e        q_space;
+  logic          q_store, q_atomic, q_signed;
+  logic [2:0]    q_size;
+  logic [WB-1:0] q_warp;
+  logic [31:0]   q_pc, q_exec;
+  logic [5:0]    q_rd;
+  logic [31:0]   q_addr [32];   // as the thread sees it
+  logic [31:0]   q_taddr [32];  // in the device (local translated)
+  logic [31:0]   q_b [32];
+  logic [31:0]   q_c [32];
+  logic [31:0]   q_src [32];
+  logic [31:0]   q_res [32];
+  logic [31:0]   q_pending, q_done;
+  logic [7:0]    q_count;
+  logic [15:0]   q_outstanding;
+  logic          q_waiting;
+
+  logic [31:0]          l1_tag [LINES];
+  logic [LINES-1:0]     l1_valid;
+  logic [LINE_BITS-1:0] l1_data [LINES];
+  logic [WAY_BITS-1:0]  l1_victim [SETS];
+  logic [7:0]           smem [SHARED_BYTES];
+  // Shared memory reads as zero at block start: a written bit per byte is
+  // cleared in one cycle instead of clearing the array.
+  logic [SHARED_BYTES-1:0] smem_written;
+
+  function automatic logic [31:0] sword(input logic [31:0] a);
+    logic [31:0] v;
+    for (int k = 0; k < 4; k++) begin
+      logic [$clog2(SHARED_BYTES)-1:0] i;
+      i = $clog2(SHARED_BYTES)'(a + 32'(k));
+      v[k*8 +: 8] = smem_written[i] ? smem[i] : 8'h0;
+    end
+    return v;
+  endfunction
+
+  assign idle = state == S_IDLE;
+  assign chk_valid = state == S_CHECK;
+  assign chk_op = q_op;
+  assign chk_warp = q_warp;
+  assign chk_pc = q_pc;
+  assign chk_mask = q_exec;
+  assign wb_valid = state == S_WB;
+  assign wb_warp = q_warp;
+  assign wb_rd = q_store ? 6'd0 : q_rd;
+  assign wb_mask = q_exec;
+  for (genvar l = 0; l < 32; l++) begin : g_rows
+    assign chk_addr[l*32 +: 32] = q_addr[l];
+    assign commit_addr[l*32 +: 32] = q_addr[l];
+    assign commit_stval[l*32 +: 32] = q_b[l];
+    assign wb_row[l*32 +: 32] = q_res[l];
+  end
+
+  function automatic logic [SET_BITS-1:0] set_of(input logic [31:0] line);
+    return SET_BITS'((line >> OFF_BITS) % SETS);
+  endfunction
+
+  //===--- Coalescer: the lowest pending lane's line and its companions ----===//
+  logic [4:0]  c_lane;
+  logic [31:0] c_line;
+  logic [31:0] c_lanes;
+  logic        c_hit;
+  logic [$clog2(LINES)-1:0] c_idx;
+
+  // Evaluated only in the states that use it (the simulation skips it).
+  always_comb begin
+    logic [$clog2(LINES)-1:0] idx;
+    idx = '0;
+    c_lane = '0;
+    c_line = '0;
+    c_lanes = '0;
+    c_hit = 1'b0;
+    c_idx = '0;
+    if (state == S_LINES || state == S_GATOM || state == S_SATOM) begin
+      for (int l = 31; l >= 0; l--) if (q_pending[l]) c_lane = 5'(l);
+      c_line = q_taddr[c_lane] & ~32'(LINE_BYTES - 1);
+      for (int l = 0; l < 32; l++)
+        c_lanes[l] = q_pending[l] && (q_taddr[l] & ~32'(LINE_BYTES - 1)) == c_line;
+      for (int w = 0; w < L1_WAYS; w++) begin
+        idx = $clog2(LINES)'(int'(set_of(c_line)) * L1_WAYS + w);
+        if (l1_valid[idx] && l1_tag[idx] == c_line) begin
+          c_hit = 1'b1;
+          c_idx = idx;
+        end
+      end
+    end
+  end
+
+  //===--- Shared memory: lanes served this cycle ---------------------------===//
+  logic [31:0] s_sub;     // pending lanes of the current sub-warp
+  logic [31:0] s_served;
+  always_comb begin
+    logic [31:0] leader_word [SHARED_BANKS];
+    logic        leader_set [SHARED_BANKS];
+    logic [$clog2(SHARED_BANKS)-1:0] b;
+    b = '0;
+    for (int k = 0; k < SHARED_BANKS; k++) begin
+      leader_word[k] = '0;
+      leader_set[k] = 1'b0;
+    end
+    s_sub = '0;
+    s_served = '0;
+    if (state == S_SHARED) begin
+      for (int i = 0; i < LANES; i++)
+        s_sub[int'(q_count) * LANES + i] = q_pending[int'(q_count) * LANES + i];
+      // A bank delivers one word per cycle: the word of the lowest pending
+      // lane that maps to it, to every lane that wants that word.
+      for (int l = 0; l < 32; l++) begin
+        b = $clog2(SHARED_BANKS)'((q_addr[l] >> 2) % SHARED_BANKS);
+        if (s_sub[l]) begin
+          if (!leader_set[b]) begin
+            leader_set[b] = 1'b1;
+            leader_word[b] = q_addr[l] >> 2;
+          end
+          s_served[l] = leader_word[b] == (q_addr[l] >> 2);
+        end
+      end
+    end
+  end
+
+  // Shared atomics and global atomic results: one lane at a time.
+  logic [31:0] a_old, a_new, a_fadd;
+  logic [31:0] a_saddr;
+  always_comb begin
+    a_saddr = q_addr[c_lane];
+    a_old = sword(a_saddr);
+  end
+  fpu_lane u_atom_fadd (.opcode(OP_FADD), .a(a_old), .b(q_b[c_lane]), .c(32'h0), .result(a_fadd));
+  always_comb begin
+    unique case (q_op)
+      OP_ATOM_SHARED_ADD: a_new = a_old + q_b[c_lane];
+      OP_ATOM_SHARED_FADD: a_new = a_fadd;
+      OP_ATOM_SHARED_MIN: a_new = $signed(a_old) < $signed(q_b[c_lane]) ? a_old : q_b[c_lane];
+      OP_ATOM_SHARED_MAX: a_new = $signed(a_old) > $signed(q_b[c_lane]) ? a_old : q_b[c_lane];
+      OP_ATOM_SHARED_MINU: a_new = a_old < q_b[c_lane] ? a_old : q_b[c_lane];
+      OP_ATOM_SHARED_MAXU: a_new = a_old > q_b[c_lane] ? a_old : q_b[c_lane];
+      OP_ATOM_SHARED_EXCH: a_new = q_b[c_lane];
+      default: a_new = a_old == q_b[c_lane] ? q_c[c_lane] : a_old;  // cas
+    endcase
+  end
+
+  // Shuffle results from the latched source row.
+  function automatic logic [31:0] shfl(input logic [7:0] o, input int lane, input logic [31:0] sel,
+                                       input logic [31:0] ex, input logic [31:0] src [32]);
+    logic [4:0] from;
+    unique case (o)
+      OP_SHFL_IDX: from = sel[4:0];
+      OP_SHFL_UP: from = sel <= 32'(lane) ? 5'(lane - int'(sel[4:0])) : 5'(lane);
+      OP_SHFL_DOWN: from = 33'(lane) + 33'(sel) <= 33'd31 ? 5'(lane + int'(sel[4:0])) : 5'(lane);
+      default: from = 5'(lane) ^ sel[4:0];
+    endcase
+    return ex[from] ? src[from] : src[lane];
+  endfunction
+
+  //===--- Sequential -------------------------------------------------------===//
+  always_ff @(posedge clk) begin
+    mem_req_valid <= 1'b0;
+    commit <= 1'b0;
+    if (rst || clear_counters) begin
+      cnt_l1_hits <= '0;
+      cnt_l1_misses <= '0;
+      cnt_shared_bank_conflict_cycles <= '0;
+    end
+    if (rst) begin
+      state <= S_IDLE;
+    end else if (start) begin
+      state <= S_IDLE;
+      l1_valid <= '0;
+      // One flag per shared byte: a wide clear is intended here.
+      /* verilator lint_off WIDTHCONCAT */
+      smem_written <= '0;
+      /* verilator lint_on WIDTHCONCAT */
+    end else begin
+      unique case (state)
+        S_IDLE: if (issue) begin
+          q_op <= op;
+          q_space <= space_of(op);
+          q_store <= is_store(op);
+          q_atomic <= is_atomic(op);
+          q_signed <= is_signed(op);
+          q_size <= size_of(op);
+          q_warp <= warp;
+          q_pc <= pc;
+          q_exec <= exec;
+          q_rd <= rd;
+          q_count <= '0;
+          q_pending <= exec;
+          q_done <= '0;
+          q_outstanding <= '0;
+          q_waiting <= 1'b0;
+          for (int l = 0; l < 32; l++) begin
+            q_addr[l] <= row1[l*32 +: 32] + imm;
+            q_src[l] <= row1[l*32 +: 32];
+            q_b[l] <= row2[l*32 +: 32];
+            q_c[l] <= row3[l*32 +: 32];
+            q_res[l] <= '0;
+          end
+          state <= space_of(op) == SPACE_NONE ? S_SHFL : S_AGU;
+        end
+        S_AGU: begin
+          // LANES address adders: 32/LANES cycles for the warp.
+          for (int l = 0; l < 32; l++)
+            q_taddr[l] <= q_space == SPACE_LOCAL
+                ? local_base + 32'(q_warp) * local_warp_stride +
+                  (((q_addr[l] >> 2) << 5) + 32'(l)) * 4 + (q_addr[l] & 32'h3)
+                : q_addr[l];
+          q_count <= q_count + 1;
+          if (int'(q_count) == CPW - 1) begin
+            q_count <= '0;
+            state <= S_CHECK;
+          end
+        end
+        S_CHECK: if (chk_ok) begin
+          if (q_exec == 0) state <= S_WB;
+          else if (q_space == SPACE_SHARED) state <= q_atomic ? S_SATOM : S_SHARED;
+          else state <= q_atomic ? S_GATOM : S_LINES;
+        end
+        S_LINES: begin
+          logic [31:0] done_now;
+          logic [15:0] outstanding;
+          done_now = q_done;
+          outstanding = q_outstanding;
+          // A response completes the lanes of its line and fills the L1.
+          if (mem_resp_valid) begin
+            for (int l = 0; l < 32; l++)
+              if (q_exec[l] && !done_now[l] && !q_pending[l] &&
+                  (q_taddr[l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
+                q_res[l] <= extend(32'(mem_resp_data >> ((q_taddr[l] & 32'(LINE_BYTES - 1)) * 8)),
+                                   q_size, q_signed);
+                done_now[l] = 1'b1;
+              end
+            outstanding = outstanding - 1;
+            if (q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL) begin
+              logic [$clog2(LINES)-1:0] idx;
+              idx = $clog2(LINES)'(int'(set_of(mem_resp_addr)) * L1_WAYS +
+                                   int'(l1_victim[set_of(mem_resp_addr)]));
+              l1_valid[idx] <= 1'b1;
+              l1_tag[idx] <= mem_resp_addr;
+              l1_data[idx] <= mem_resp_data;
+              l1_victim[set_of(mem_resp_addr)] <= l1_victim[set_of(mem_resp_addr)] + 1'b1;
+            end
+          end
+          if (q_pending != 0) begin
+            logic cached;
+            cached = q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL;
+            if (!q_store && cached && c_hit) begin
+              for (int l = 0; l < 32; l++)
+                if (c_lanes[l]) begin
+                  q_res[l] <= extend(32'(l1_data[c_idx] >> ((q_taddr[l] & 32'(LINE_BYTES - 1)) * 8)),
+                                     q_size, q_signed);
+                  done_now[l] = 1'b1;
+                end
+              q_pending <= q_pending & ~c_lanes;
+              cnt_l1_hits <= cnt_l1_hits + 1;
+            end else if (mem_req_ready) begin
+              logic [LINE_BITS-1:0] wdata;
+              logic [LINE_BYTES-1:0] be;
+              logic [LINE_BITS-1:0] line;
+              wdata = '0;
+              be = '0;
+              line = l1_data[c_idx];
+              if (q_store)
+                for (int l = 0; l < 32; l++)
+                  if (c_lanes[l])
+                    for (int k = 0; k < 4; k++)
+                      if (k < int'(q_size)) begin
+                        int off;
+                        off = int'(q_taddr[l] & 32'(LINE_BYTES - 1)) + k;
+                        wdata[off*8 +: 8] = q_b[l][k*8 +: 8];
+                        line[off*8 +: 8] = q_b[l][k*8 +: 8];
+                        be[off] = 1'b1;
+                      end
+              mem_req_valid <= 1'b1;
+              mem_req_kind <= q_store ? KIND_WRITE : KIND_READ;
+              mem_req_space <= q_space == SPACE_PARAM ? SP_PARAM
+                             : q_space == SPACE_CONST ? SP_CONST : SP_DEVICE;
+              mem_req_addr <= c_line;
+              mem_req_wdata <= wdata;
+              mem_req_be <= be;
+              q_pending <= q_pending & ~c_lanes;
+              if (q_store) begin
+                done_now = done_now | c_lanes;
+                if (c_hit) l1_data[c_idx] <= line;  // write-through, update on hit
+              end else begin
+                outstanding = outstanding + 1;
+                if (cached) cnt_l1_misses <= cnt_l1_misses + 1;
+              end
+            end
+          end
+          q_done <= done_now;
+          q_outstanding <= outstanding;
+          if (q_pending == 0 && outstanding == 0 && done_now == q_exec) state <= S_WB;
+        end
+        S_GATOM: begin
+          if (!q_waiting && q_pending != 0 && mem_req_ready) begin
+            mem_req_valid <= 1'b1;
+            mem_req_kind <= KIND_ATOMIC;
+            mem_req_space <= SP_DEVICE;
+            mem_req_addr <= q_taddr[c_lane];
+            mem_req_op <= q_op;
+            mem_req_b <= q_b[c_lane];
+            mem_req_c <= q_c[c_lane];
+            q_waiting <= 1'b1;
+            // The memory side changes the word: drop any cached copy.
+            if (c_hit) l1_valid[c_idx] <= 1'b0;
+          end
+          if (q_waiting && mem_resp_valid) begin
+            q_res[c_lane] <= mem_resp_data[31:0];
+            q_pending[c_lane] <= 1'b0;
+            q_waiting <= 1'b0;
+            if (q_pending == (32'h1 << c_lane)) state <= S_WB;
+          end
+        end
+        S_SHARED: begin
+          for (int l = 0; l < 32; l++)
+            if (s_served[l]) begin
+              if (q_store) begin
+                for (int k = 0; k < 4; k++)
+                  if (k < int'(q_size)) begin
+                    smem[q_addr[l] + 32'(k)] <= q_b[l][k*8 +: 8];
+                    smem_written[$clog2(SHARED_BYTES)'(q_addr[l] + 32'(k))] <= 1'b1;
+                  end
+              end else begin
+                q_res[l] <= extend(sword(q_addr[l]), q_size, q_signed);
+              end
+            end
+          q_pending <= q_pending & ~s_served;
+          if ((s_sub & ~s_served) != 0) begin
+            cnt_shared_bank_conflict_cycles <= cnt_shared_bank_conflict_cycles + 1;
+          end else begin
+            q_count <= q_count + 1;
+            if (int'(q_count) == CPW - 1) state <= S_WB;
+          end
+        end
+        S_SATOM: begin
+          for (int k = 0; k < 4; k++) begin
+            smem[a_saddr + 32'(k)] <= a_new[k*8 +: 8];
+            smem_written[$clog2(SHARED_BYTES)'(a_saddr + 32'(k))] <= 1'b1;
+          end
+          q_res[c_lane] <= a_old;
+          q_pending[c_lane] <= 1'b0;
+          if (q_pending == (32'h1 << c_lane)) state <= S_WB;
+        end
+        S_SHFL: begin
+          q_count <= q_count + 1;
+          if (int'(q_count) == CPW - 1) begin
+            for (int l = 0; l < 32; l++) q_res[l] <= shfl(q_op, l, q_b[l], q_exec, q_src);
+            state <= S_WB;
+          end
+        end
+        S_WB: begin
+          commit <= 1'b1;
+          commit_warp <= q_warp;
+          commit_pc <= q_pc;
+          commit_exec <= q_exec;
+          state <= S_IDLE;
+        end
+        default: state <= S_IDLE;
+      endcase
+    end
+  end
+endmodule

@@ -1,0 +1,323 @@
+//===- RtlTest.cpp - The rtl device against the iss and the counters ------===//
+//
+// Every sample program runs on rtl and on iss: both pass the sample's CPU
+// reference, the dynamic instruction counts and every other counter iss
+// reports (bytes by space, atomics, barriers, branches, blocks) are
+// identical, and so are the commit traces warp by warp (every register value
+// written, every address and stored value).
+// Directed programs check the microarchitecture through the counters: the
+// coalescer's requests for unit-stride and stride-2 loads, L1 reuse, and
+// shared-memory bank conflicts. Faults stop the RTL with the ISS's message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Assembler.h"
+#include "Samples.h"
+
+#include "tandem/Runtime.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+using namespace tandem;
+using namespace llvm;
+
+namespace {
+
+std::unique_ptr<Device> open(StringRef Name, raw_ostream *Trace = nullptr) {
+  DeviceOptions O;
+  O.Trace = Trace;
+  auto D = openDevice(Name, O);
+  if (!D) {
+    ADD_FAILURE() << toString(D.takeError());
+    return nullptr;
+  }
+  return std::move(*D);
+}
+
+/// The instruction lines of a trace, each warp's lines together in program
+/// order (docs/Trace.md: what `grep '^b=' | sort -s -k1,2` gives).
+std::vector<std::string> perWarp(const std::string &Trace) {
+  SmallVector<StringRef, 0> Lines;
+  StringRef(Trace).split(Lines, '\n', -1, false);
+  std::vector<std::string> Out;
+  for (StringRef L : Lines)
+    if (L.starts_with("b="))
+      Out.push_back(L.str());
+  auto Key = [](const std::string &L) {
+    StringRef R(L);
+    return R.take_front(R.find(' ', R.find(' ') + 1));
+  };
+  std::stable_sort(Out.begin(), Out.end(), [&](const auto &A, const auto &B) {
+    return Key(A) < Key(B);
+  });
+  return Out;
+}
+
+TEST(Rtl, EverySampleAgreesWithIss) {
+  std::string IssTrace, RtlTrace;
+  raw_string_ostream IssOS(IssTrace), RtlOS(RtlTrace);
+  auto Iss = open("iss", &IssOS), Rtl = open("rtl", &RtlOS);
+  ASSERT_TRUE(Iss && Rtl);
+  for (const samples::SampleInfo &S : samples::sampleTable()) {
+    samples::SampleOptions O;
+    O.Seed = 7;
+    IssTrace.clear();
+    RtlTrace.clear();
+    auto A = samples::runSample(*Iss, S.Name, O);
+    ASSERT_TRUE(bool(A)) << S.Name << ": " << toString(A.takeError());
+    auto B = samples::runSample(*Rtl, S.Name, O);
+    ASSERT_TRUE(bool(B)) << S.Name << ": " << toString(B.takeError());
+    EXPECT_TRUE(A->Passed) << S.Name << " on iss: " << A->Message;
+    EXPECT_TRUE(B->Passed) << S.Name << " on rtl: " << B->Message;
+    for (const auto &[Name, V] : A->Counters.Values)
+      EXPECT_EQ(B->Counters.get(Name), V) << S.Name << ": counter " << Name;
+    EXPECT_GT(B->Counters.get("cycles"), 0u) << S.Name;
+    // Same instructions, masks, register values and addresses per warp.
+    std::vector<std::string> TA = perWarp(IssTrace), TB = perWarp(RtlTrace);
+    ASSERT_EQ(TA.size(), TB.size()) << S.Name;
+    for (size_t I = 0; I < TA.size(); ++I)
+      ASSERT_EQ(TB[I], TA[I]) << S.Name << ": first diverging trace line " << I;
+  }
+}
+
+// DRAM timing is a run-time parameter: other latencies, bandwidths, channel
+// counts and outstanding limits change the cycles, never the results.
+TEST(Rtl, DramTimingChangesCyclesNotResults) {
+  struct Timing {
+    uint32_t Latency, BytesPerCycle, Channels, MaxOutstanding;
+  };
+  uint64_t DefaultCycles = 0;
+  for (Timing T :
+       {Timing{100, 16, 1, 16}, Timing{1, 64, 4, 1}, Timing{300, 8, 2, 3}}) {
+    DeviceOptions O;
+    O.Config.Dram = {T.Latency, T.BytesPerCycle, T.Channels, T.MaxOutstanding};
+    auto D = openDevice("rtl", O);
+    ASSERT_TRUE(bool(D)) << toString(D.takeError());
+    auto Iss = open("iss");
+    ASSERT_TRUE(Iss);
+    uint64_t Cycles = 0;
+    for (const char *Name : {"vadd", "transpose", "shuffle_reduce"}) {
+      samples::SampleOptions SO;
+      SO.Seed = 11;
+      SO.Only = {Name};
+      auto R = samples::runSample(**D, Name, SO);
+      ASSERT_TRUE(bool(R)) << Name << ": " << toString(R.takeError());
+      auto I = samples::runSample(*Iss, Name, SO);
+      ASSERT_TRUE(bool(I)) << Name << ": " << toString(I.takeError());
+      EXPECT_TRUE(R->Passed) << Name << ": " << R->Message;
+      EXPECT_EQ(R->Counters.get("warp_instructions"),
+                I->Counters.get("warp_instructions"))
+          << Name;
+      EXPECT_EQ(R->Counters.get("thread_instructions"),
+                I->Counters.get("thread_instructions"))
+          << Name;
+      Cycles += R->Counters.get("cycles");
+    }
+    if (!DefaultCycles)
+      DefaultCycles = Cycles;
+    else
+      EXPECT_NE(Cycles, DefaultCycles) << "latency " << T.Latency;
+  }
+}
+
+/// Assembles \p Src, runs kernel "k" on rtl with one block of \p Threads
+/// threads and the arguments, and returns the counters.
+Counters runOn(Device &D, StringRef Src, unsigned Threads,
+               std::vector<KernelArg> Args) {
+  auto Img = assemble(Src, "directed.s");
+  if (!Img) {
+    ADD_FAILURE() << toString(Img.takeError());
+    return {};
+  }
+  if (Error E = D.loadImage(*Img)) {
+    ADD_FAILURE() << toString(std::move(E));
+    return {};
+  }
+  LaunchParams P;
+  P.Kernel = "k";
+  P.Block.X = Threads;
+  P.Args = std::move(Args);
+  if (Error E = D.launch(P)) {
+    ADD_FAILURE() << toString(std::move(E));
+    return {};
+  }
+  return D.counters();
+}
+
+// Thread t loads a[t * stride] (twice if `again`).
+std::string stridedLoad(bool Again) {
+  std::string S = R"(
+.kernel k
+.param a ptr
+.param stride u32
+    s2r r1, %tid.x
+    ld.param.u32 r2, [r0 + @stride]
+    ld.param.u32 r3, [r0 + @a]
+    mul r4, r1, r2
+    shli r4, r4, 2
+    add r3, r3, r4
+    ld.global.u32 r5, [r3]
+)";
+  if (Again)
+    S += "    ld.global.u32 r6, [r3]\n";
+  S += "    exit\n";
+  return S;
+}
+
+DevicePtr filledBuffer(Device &D, unsigned Words) {
+  auto P = D.alloc(Words * 4);
+  EXPECT_TRUE(bool(P));
+  std::vector<uint32_t> V(Words);
+  std::mt19937 G(3);
+  for (uint32_t &W : V)
+    W = G() | 1;
+  EXPECT_FALSE(bool(D.write<uint32_t>(*P, V)));
+  return *P;
+}
+
+TEST(Rtl, CoalescerSendsOneRequestPerLine) {
+  auto D = open("rtl");
+  ASSERT_TRUE(D);
+  AcceleratorConfig C;
+  unsigned Line = C.L1.LineBytes;
+  DevicePtr A = filledBuffer(*D, 256);
+  Counters Unit =
+      runOn(*D, stridedLoad(false), 32, {KernelArg::ptr(A), KernelArg::u32(1)});
+  EXPECT_EQ(Unit.get("dram_requests"), 32 * 4 / Line);
+  EXPECT_EQ(Unit.get("l1_misses"), 32 * 4 / Line);
+  Counters Two =
+      runOn(*D, stridedLoad(false), 32, {KernelArg::ptr(A), KernelArg::u32(2)});
+  EXPECT_EQ(Two.get("dram_requests"), 2 * 32 * 4 / Line);
+  EXPECT_EQ(Two.get("dram_read_bytes"), 2 * 32 * 4u);
+}
+
+TEST(Rtl, ReusedLineIsNotFetchedAgain) {
+  auto D = open("rtl");
+  ASSERT_TRUE(D);
+  AcceleratorConfig C;
+  unsigned Lines = 32 * 4 / C.L1.LineBytes;
+  DevicePtr A = filledBuffer(*D, 64);
+  Counters K =
+      runOn(*D, stridedLoad(true), 32, {KernelArg::ptr(A), KernelArg::u32(1)});
+  EXPECT_EQ(K.get("l1_misses"), Lines);
+  EXPECT_EQ(K.get("l1_hits"), Lines);
+  EXPECT_EQ(K.get("dram_requests"), Lines);
+}
+
+// Thread t loads shared word t * N: an N-way bank conflict in every
+// sub-warp when the banks are as many as the lanes.
+std::string sharedStride(unsigned N) {
+  return formatv(R"(
+.kernel k
+.shared 4096
+    s2r r1, %tid.x
+    muli r2, r1, {0}
+    ld.shared.u32 r3, [r2]
+    exit
+)",
+                 N * 4)
+      .str();
+}
+
+TEST(Rtl, BankConflictsSerialize) {
+  auto D = open("rtl");
+  ASSERT_TRUE(D);
+  AcceleratorConfig C;
+  ASSERT_EQ(C.Shared.Banks, C.Lanes) << "the test assumes banks == lanes";
+  uint64_t Cpw = C.cyclesPerWarpInstr();
+  for (unsigned N : {1u, 2u, 4u, 8u}) {
+    Counters K = runOn(*D, sharedStride(N), 32, {});
+    uint64_t Cycles = Cpw + K.get("shared_bank_conflict_cycles");
+    EXPECT_EQ(Cycles, N * Cpw) << N << "-way conflict";
+  }
+}
+
+TEST(Rtl, OutOfBoundsLoadFaultsLikeIss) {
+  std::string Src = stridedLoad(false);
+  std::string Msg[2];
+  for (int I = 0; I < 2; ++I) {
+    auto D = open(I ? "rtl" : "iss");
+    ASSERT_TRUE(D);
+    DevicePtr A = filledBuffer(*D, 16);
+    auto Img = assemble(Src, "oob.s");
+    ASSERT_TRUE(bool(Img));
+    ASSERT_FALSE(bool(D->loadImage(*Img)));
+    LaunchParams P;
+    P.Kernel = "k";
+    P.Block.X = 32;
+    P.Args = {KernelArg::ptr(A), KernelArg::u32(1)};
+    Error E = D->launch(P);
+    ASSERT_TRUE(bool(E));
+    Msg[I] = toString(std::move(E));
+  }
+  EXPECT_EQ(Msg[1], Msg[0]);
+  EXPECT_NE(Msg[1].find("out-of-bounds global load"), std::string::npos);
+}
+
+/// The error of launching kernel "k" of \p Src with \p Threads threads on
+/// device \p Name ("" if it succeeds).
+std::string launchError(StringRef Name, StringRef Src, unsigned Threads) {
+  auto D = open(Name);
+  if (!D)
+    return "cannot open";
+  auto Img = assemble(Src, "fault.s");
+  if (!Img)
+    return toString(Img.takeError());
+  if (Error E = D->loadImage(*Img))
+    return toString(std::move(E));
+  LaunchParams P;
+  P.Kernel = "k";
+  P.Block.X = Threads;
+  Error E = D->launch(P);
+  return E ? toString(std::move(E)) : "";
+}
+
+TEST(Rtl, BarrierDeadlockFaultsLikeIss) {
+  // Warp 0 exits; warp 1 waits at a bar warp 0 can never reach.
+  const char *Src = R"(
+.kernel k
+    s2r r1, %warpid
+    bnz r1, wait
+    exit
+wait:
+    bar
+    exit
+)";
+  for (StringRef Dev : {"iss", "rtl"}) {
+    std::string E = launchError(Dev, Src, 64);
+    EXPECT_NE(E.find("barrier deadlock"), std::string::npos)
+        << Dev.str() << ": " << E;
+    EXPECT_NE(E.find("warp 1"), std::string::npos) << Dev.str() << ": " << E;
+  }
+}
+
+TEST(Rtl, RunningOffTheCodeFaultsLikeIss) {
+  const char *Src = R"(
+.kernel k
+    nop
+)";
+  for (StringRef Dev : {"iss", "rtl"}) {
+    std::string E = launchError(Dev, Src, 32);
+    EXPECT_NE(E.find("kernel 'k': block (0,0,0) warp 0 pc 0x0004: illegal "
+                     "instruction: pc is outside kernel 'k' code"),
+              std::string::npos)
+        << Dev.str() << ": " << E;
+  }
+}
+
+TEST(Rtl, RefusesAConfigurationItWasNotBuiltFor) {
+  DeviceOptions O;
+  O.Config.Lanes = O.Config.Lanes == 8 ? 16 : 8;
+  auto D = openDevice("rtl", O);
+  ASSERT_FALSE(bool(D));
+  EXPECT_NE(toString(D.takeError()).find("lanes"), std::string::npos);
+}
+
+} // namespace
