@@ -17,7 +17,10 @@ find_package(Threads REQUIRED)
 if(NOT TARGET tandem_verilator_runtime)
   add_library(tandem_verilator_runtime STATIC
     ${TANDEM_VERILATOR_ROOT}/include/verilated.cpp
-    ${TANDEM_VERILATOR_ROOT}/include/verilated_threads.cpp)
+    ${TANDEM_VERILATOR_ROOT}/include/verilated_threads.cpp
+    # Models Verilated with --trace (the core's, for --vcd) need the VCD
+    # writer; it is inert for models without tracing.
+    ${TANDEM_VERILATOR_ROOT}/include/verilated_vcd_c.cpp)
   target_include_directories(tandem_verilator_runtime SYSTEM PUBLIC
     ${TANDEM_VERILATOR_ROOT}/include ${TANDEM_VERILATOR_ROOT}/include/vltstd)
   target_link_libraries(tandem_verilator_runtime PUBLIC Threads::Threads)

@@ -98,6 +98,16 @@ ArrayRef<StringRef> knownDevices() { return KnownDeviceNames; }
 
 Expected<std::unique_ptr<Device>> openDevice(StringRef Name,
                                              const DeviceOptions &Opts) {
+  // Waveforms and timelines come from the RTL's signals; silently ignoring
+  // them elsewhere would leave the user looking for a file never written.
+  if (Name != "rtl" &&
+      (!Opts.WaveformPath.empty() || !Opts.TimelinePath.empty()))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "device '" + Name + "': " +
+            (!Opts.WaveformPath.empty() ? "a waveform (--vcd)"
+                                        : "a timeline (--timeline)") +
+            " is written only by the rtl device; use --device rtl");
   if (Name == "iss") {
     auto Mem = iss::DeviceMemory::create(Opts.MemoryBytes);
     if (!Mem)

@@ -77,6 +77,15 @@ struct DeviceOptions {
   llvm::raw_ostream *Trace = nullptr;
   /// Device memory in bytes (global memory size).
   uint64_t MemoryBytes = 256ull << 20;
+  /// rtl only (--vcd): write a VCD waveform of every signal of the core for
+  /// each launch to this file (the last launch's replaces earlier ones).
+  /// Empty: none. Other devices refuse to open with it set.
+  std::string WaveformPath;
+  /// rtl only (--timeline): write a Chrome/Perfetto trace (Trace Event
+  /// Format JSON, one track per warp: issue and stall intervals by cause) of
+  /// each launch to this file (the last launch's replaces earlier ones).
+  /// Empty: none. Other devices refuse to open with it set.
+  std::string TimelinePath;
 };
 
 class Device {

@@ -112,6 +112,12 @@ module simt_core
     output logic [WARPS-1:0]     warp_at_bar,
     output logic [WARPS-1:0]     warp_mem_wait,
     output logic [WARPS-1:0]     warp_finished,
+    // Per-warp status of this cycle for the harness's timeline (docs/RTL.md,
+    // "Seeing inside"): the warp issues, or why it cannot.
+    output logic                 issue_valid,
+    output logic [WB-1:0]        issue_warp,
+    output logic [WARPS-1:0]     warp_blocked_dep,
+    output logic [WARPS-1:0]     warp_blocked_unit,
     // Counters.
     output logic [63:0]          cnt_cycles,
     output logic [63:0]          cnt_stall_dependency,
@@ -255,6 +261,11 @@ module simt_core
       ready[w] = can_try[w] && (illegal[w] || (!dep && unit_ok));
     end
   end
+
+  assign issue_valid = pick_valid;
+  assign issue_warp = pick;
+  assign warp_blocked_dep = blocked_dep;
+  assign warp_blocked_unit = blocked_unit;
 
   simt_scheduler #(.WARPS(WARPS), .POLICY(POLICY)) u_sched (
       .clk(clk), .rst(rst || start), .ready(ready), .issued(pick_valid),

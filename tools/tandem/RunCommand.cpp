@@ -3,6 +3,7 @@
 //   tandem run FILE.img|FILE.s --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //              [--shared BYTES] [--device iss] [--config CFG.json] [--trace]
 //              [--arg SPEC]... [--seed N] [--dump N] [--step-limit N]
+//              [--vcd FILE] [--timeline FILE.json]   (rtl only)
 //
 // Loads (or assembles) an image, allocates and fills the buffers the --arg
 // specs describe, launches the kernel, and prints the counters as a table
@@ -77,6 +78,14 @@ void printRunHelp(raw_ostream &OS) {
         "no limit)\n"
         "  --trace            print one line per warp instruction "
         "(docs/Trace.md)\n"
+        "  --vcd FILE         rtl only: write a VCD waveform of the core's "
+        "signals (docs/RTL.md)\n"
+        "  --fst FILE         not supported: the model is built for VCD; "
+        "convert with vcd2fst\n"
+        "  --timeline FILE    rtl only: write a Chrome/Perfetto trace, one "
+        "track per warp\n"
+        "                     with issue and stall intervals (open in "
+        "ui.perfetto.dev)\n"
         "  -h, --help         print this help\n\n"
         "A .s file is assembled first. Counters are described in "
         "docs/Counters.md.\n";
@@ -117,6 +126,7 @@ struct Options {
   std::string Device = "iss";
   std::string ConfigPath;
   bool Trace = false;
+  std::string WaveformPath, TimelinePath;
   uint64_t Seed = 1;
   uint64_t Dump = 0;
   uint64_t StepLimit = 1ull << 32;
@@ -288,6 +298,17 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       if (!B)
         return usageError(toString(B.takeError()));
       O.SharedBytes = *B;
+    } else if (Name == "--vcd" || Name == "--timeline") {
+      if (!Value(V) || V.empty())
+        return Need();
+      (Name == "--vcd" ? O.WaveformPath : O.TimelinePath) = V.str();
+    } else if (Name == "--fst") {
+      // Verilator 5.006 compiles a model for one trace format (--trace or
+      // --trace-fst); a second model only for FST is not worth its build.
+      return usageError("--fst is not supported: the rtl model is compiled "
+                        "with VCD tracing (Verilator builds a model for one "
+                        "trace format); use --vcd FILE and convert with "
+                        "vcd2fst if needed");
     } else if (Name == "--device") {
       if (!Value(V))
         return Need();
@@ -326,6 +347,10 @@ int parseOptions(int Argc, char **Argv, Options &O) {
     return usageError("--grid X[,Y[,Z]] is required");
   if (!O.Block)
     return usageError("--block X[,Y[,Z]] is required");
+  if (O.Device != "rtl" && (!O.WaveformPath.empty() || !O.TimelinePath.empty()))
+    return usageError(Twine(O.WaveformPath.empty() ? "--timeline" : "--vcd") +
+                      ": only the rtl device records waveforms and "
+                      "timelines; add --device rtl");
   return 0;
 }
 
@@ -504,6 +529,8 @@ int runCommand(int Argc, char **Argv) {
   DO.Config = *Config;
   DO.StepLimit = O.StepLimit;
   DO.Trace = O.Trace ? &outs() : nullptr;
+  DO.WaveformPath = O.WaveformPath;
+  DO.TimelinePath = O.TimelinePath;
   Expected<std::unique_ptr<Device>> Dev = openDevice(O.Device, DO);
   if (!Dev)
     return failure(toString(Dev.takeError()));

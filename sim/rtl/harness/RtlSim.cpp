@@ -13,6 +13,12 @@
 // Param and const requests are served by the harness's parameter/constant
 // memory in 2 cycles and are not DRAM traffic.
 //
+// Seeing inside (DeviceOptions::WaveformPath, TimelinePath): the model is
+// always compiled with VCD tracing, switched on only when a waveform is asked
+// for; the timeline samples the core's per-warp status ports after every
+// edge. Both files are written to a temporary name and renamed when the
+// launch ends, faulted or not (a fault is when one wants to look).
+//
 //===----------------------------------------------------------------------===//
 
 #include "RtlSim.h"
@@ -23,13 +29,17 @@
 
 #include "Vsimt_core.h"
 #include "verilated.h"
+#include "verilated_vcd_c.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -114,6 +124,72 @@ template <typename T> void setWord(T &V, unsigned I, uint32_t W) {
   }
 }
 
+/// What a warp did in one cycle, as the timeline shows it. The stall causes
+/// are the counters' (docs/RTL.md), here per warp: a warp that could issue
+/// but lost the scheduler's pick to another warp is NotPicked.
+enum class WarpActivity : uint8_t {
+  None, ///< not running (not launched, or finished)
+  Issue,
+  Dependency,
+  UnitBusy,
+  Memory,
+  Barrier,
+  NotPicked,
+};
+
+const char *activityName(WarpActivity A) {
+  switch (A) {
+  case WarpActivity::Issue:
+    return "issue";
+  case WarpActivity::Dependency:
+    return "stall: dependency";
+  case WarpActivity::UnitBusy:
+    return "stall: unit busy";
+  case WarpActivity::Memory:
+    return "stall: memory";
+  case WarpActivity::Barrier:
+    return "stall: barrier";
+  case WarpActivity::NotPicked:
+    return "ready, not picked";
+  case WarpActivity::None:
+    break;
+  }
+  return "none";
+}
+
+/// One interval of one warp's track.
+struct TimelineEvent {
+  uint64_t Start, Cycles;
+  uint64_t Block;
+  uint32_t Pc;
+  uint8_t Warp;
+  WarpActivity What;
+};
+
+/// Writes through a temporary file renamed over \p Path at the end, so a
+/// reader never sees half a file.
+Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write) {
+  std::string Temp =
+      (Path + ".tmp" + Twine(sys::Process::getProcessId())).str();
+  std::error_code EC;
+  {
+    raw_fd_ostream OS(Temp, EC, sys::fs::OF_None);
+    if (!EC) {
+      Write(OS);
+      OS.close();
+      EC = OS.error();
+    }
+  }
+  if (!EC)
+    EC = sys::fs::rename(Temp, Path);
+  if (EC) {
+    sys::fs::remove(Temp);
+    return createStringError(EC,
+                             "cannot write '" + Path + "': " + EC.message());
+  }
+  return Error::success();
+}
+
 } // namespace
 
 AcceleratorConfig builtConfig() {
@@ -166,19 +242,49 @@ struct Simulator::Impl {
   uint64_t Seq = 0;
   uint64_t DramRequests = 0, DramReadBytes = 0, DramWriteBytes = 0;
 
+  // Waveform of the current launch (null: none), written to VcdTemp.
+  std::unique_ptr<VerilatedVcdC> Vcd;
+  std::string VcdTemp;
+  // Timeline of the current launch: closed intervals, and per warp the open
+  // one (its activity, first cycle and pc).
+  std::vector<TimelineEvent> Timeline;
+  std::array<TimelineEvent, Warps> OpenInterval{};
+
   Impl(const DeviceOptions &O, iss::DeviceMemory &M) : Opts(O), Mem(M) {
     Ctx = std::make_unique<VerilatedContext>();
+    // Tracing must be allowed before the model is built; with no waveform
+    // asked for, the compiled-in tracing stays idle.
+    if (!Opts.WaveformPath.empty())
+      Ctx->traceEverOn(true);
     Top = std::make_unique<Vsimt_core>(Ctx.get(), "simt_core");
+    // Shown by waveform viewers: one cycle (two VCD time steps) is 2 ns.
+    // (After the model: building it sets the precision from the sources.)
+    Ctx->timeprecision(-9);
   }
-  ~Impl() { Top->final(); }
+  ~Impl() {
+    if (Vcd)
+      Vcd->close();
+    Top->final();
+  }
 
+  // A VCD time unit is half a cycle: the clock's low and high phases.
   void tick() {
     Top->clk = 0;
     Top->eval();
+    if (Vcd)
+      Vcd->dump(2 * Cycle);
     Top->clk = 1;
     Top->eval();
+    if (Vcd)
+      Vcd->dump(2 * Cycle + 1);
     ++Cycle;
   }
+
+  Error openWaveform();
+  Error closeWaveform();
+  void sampleTimeline();
+  void closeTimelineIntervals();
+  Error writeTimeline(const Counters &Out);
 
   Error checkLaunch(const KernelInfo &K, const LaunchParams &P);
   Error loadCode();
@@ -415,8 +521,13 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
                                    toString(L.takeError()));
     LocalBase = *L;
   }
-  if (Error E = loadCode())
+  Timeline.clear();
+  if (Error E = openWaveform())
     return E;
+  if (Error E = loadCode()) {
+    consumeError(closeWaveform());
+    return E;
+  }
   InFlight.clear();
   ChannelFree.assign(Opts.Config.Dram.Channels, 0);
   ChannelOutstanding.assign(Opts.Config.Dram.Channels, 0);
@@ -442,7 +553,154 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
   fillCounters(Out);
   if (LocalStride)
     consumeError(Mem.free(LocalBase));
+  closeTimelineIntervals();
+  Result = joinErrors(std::move(Result), closeWaveform());
+  if (!Opts.TimelinePath.empty())
+    Result = joinErrors(std::move(Result), writeTimeline(Out));
   return Result;
+}
+
+Error Simulator::Impl::openWaveform() {
+  if (Opts.WaveformPath.empty())
+    return Error::success();
+  VcdTemp =
+      Opts.WaveformPath + ".tmp" + std::to_string(sys::Process::getProcessId());
+  Vcd = std::make_unique<VerilatedVcdC>();
+  Top->trace(Vcd.get(), 99);
+  Vcd->open(VcdTemp.c_str());
+  if (!Vcd->isOpen()) {
+    Vcd.reset();
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot write the waveform '" + Opts.WaveformPath +
+                                 "' (temporary file '" + VcdTemp +
+                                 "' cannot be created)");
+  }
+  return Error::success();
+}
+
+Error Simulator::Impl::closeWaveform() {
+  if (!Vcd)
+    return Error::success();
+  Vcd->close();
+  Vcd.reset();
+  if (std::error_code EC = sys::fs::rename(VcdTemp, Opts.WaveformPath)) {
+    sys::fs::remove(VcdTemp);
+    return createStringError(EC, "cannot write the waveform '" +
+                                     Opts.WaveformPath + "': " + EC.message());
+  }
+  return Error::success();
+}
+
+// The core's status ports after an edge describe the cycle up to the next
+// edge, which cnt_cycles (the counted cycles so far) names. A state sampled
+// in a cycle the core does not count lasts zero cycles and is dropped when
+// the next sample replaces it.
+void Simulator::Impl::sampleTimeline() {
+  uint64_t Now = Top->cnt_cycles;
+  for (unsigned W = 0; W < Warps; ++W) {
+    WarpActivity A = WarpActivity::None;
+    if (!((Top->warp_finished >> W) & 1) && Top->warp_alive[W] != 0) {
+      if (Top->issue_valid && Top->issue_warp == W)
+        A = WarpActivity::Issue;
+      else if ((Top->warp_blocked_dep >> W) & 1)
+        A = WarpActivity::Dependency;
+      else if ((Top->warp_blocked_unit >> W) & 1)
+        A = WarpActivity::UnitBusy;
+      else if ((Top->warp_mem_wait >> W) & 1)
+        A = WarpActivity::Memory;
+      else if ((Top->warp_at_bar >> W) & 1)
+        A = WarpActivity::Barrier;
+      else
+        A = WarpActivity::NotPicked;
+    }
+    TimelineEvent &Open = OpenInterval[W];
+    // Every issue is its own interval, so each names its instruction.
+    if (A == Open.What && A != WarpActivity::Issue)
+      continue;
+    if (Open.What != WarpActivity::None && Now > Open.Start) {
+      Open.Cycles = Now - Open.Start;
+      Timeline.push_back(Open);
+    }
+    Open = {Now, 0, BlockLinear, Top->warp_pc[W], uint8_t(W), A};
+  }
+}
+
+void Simulator::Impl::closeTimelineIntervals() {
+  uint64_t Now = Top->cnt_cycles;
+  for (TimelineEvent &Open : OpenInterval) {
+    if (Open.What != WarpActivity::None && Now > Open.Start) {
+      Open.Cycles = Now - Open.Start;
+      Timeline.push_back(Open);
+    }
+    Open.What = WarpActivity::None;
+  }
+}
+
+// Trace Event Format (the JSON Perfetto and chrome://tracing read): one
+// process per block, one thread per warp, complete ("X") events; one
+// microsecond of the viewer's time axis is one core cycle.
+Error Simulator::Impl::writeTimeline(const Counters &Out) {
+  llvm::stable_sort(Timeline,
+                    [](const TimelineEvent &A, const TimelineEvent &B) {
+                      return std::tie(A.Start, A.Block, A.Warp) <
+                             std::tie(B.Start, B.Block, B.Warp);
+                    });
+  const Dim3 &G = Params->Grid;
+  unsigned NumWarps = unsigned((Params->Block.count() + 31) / 32);
+  uint64_t NumBlocks = uint64_t(Out.get("blocks"));
+  return writeAtomically(Opts.TimelinePath, [&](raw_ostream &OS) {
+    json::OStream J(OS);
+    J.object([&] {
+      J.attribute("displayTimeUnit", "ns");
+      J.attributeObject("otherData", [&] {
+        J.attribute("kernel", Kernel->Name);
+        J.attribute("grid", dimText(G));
+        J.attribute("block", dimText(Params->Block));
+        J.attribute("cycles", int64_t(Out.get("cycles")));
+        J.attribute("time_unit", "1 us = 1 core cycle");
+      });
+      J.attributeArray("traceEvents", [&] {
+        for (uint64_t B = 0; B < NumBlocks; ++B) {
+          Dim3 Idx{uint32_t(B % G.X), uint32_t(B / G.X % G.Y),
+                   uint32_t(B / G.X / G.Y)};
+          J.object([&] {
+            J.attribute("name", "process_name");
+            J.attribute("ph", "M");
+            J.attribute("pid", int64_t(B));
+            J.attributeObject(
+                "args", [&] { J.attribute("name", "block " + dimText(Idx)); });
+          });
+          for (unsigned W = 0; W < NumWarps; ++W)
+            J.object([&] {
+              J.attribute("name", "thread_name");
+              J.attribute("ph", "M");
+              J.attribute("pid", int64_t(B));
+              J.attribute("tid", int64_t(W));
+              J.attributeObject("args", [&] {
+                J.attribute("name", "warp " + std::to_string(W));
+              });
+            });
+        }
+        for (const TimelineEvent &E : Timeline)
+          J.object([&] {
+            J.attribute("name", activityName(E.What));
+            J.attribute("cat",
+                        E.What == WarpActivity::Issue ? "issue" : "stall");
+            J.attribute("ph", "X");
+            J.attribute("ts", int64_t(E.Start));
+            J.attribute("dur", int64_t(E.Cycles));
+            J.attribute("pid", int64_t(E.Block));
+            J.attribute("tid", int64_t(E.Warp));
+            J.attributeObject("args", [&] {
+              J.attribute("pc", pcHex(E.Pc));
+              uint32_t Offset = E.Pc - Prog.Entry;
+              if (E.What == WarpActivity::Issue && Offset < Prog.CodeBytes)
+                J.attribute("inst", Prog.asmAt(Offset / 4));
+            });
+          });
+      });
+    });
+  });
 }
 
 Error Simulator::Impl::runBlock() {
@@ -483,12 +741,20 @@ Error Simulator::Impl::runBlock() {
   ++Blocks;
   WarpsLaunched += NumWarps;
   LastCommit = Cycle;
+  bool Sample = !Opts.TimelinePath.empty();
+  if (Sample)
+    sampleTimeline();
   for (;;) {
     tick();
+    if (Sample)
+      sampleTimeline();
     if (Error E = service())
       return E;
-    if (Top->done)
+    if (Top->done) {
+      if (Sample)
+        closeTimelineIntervals();
       return Error::success();
+    }
   }
 }
 

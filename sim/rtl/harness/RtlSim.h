@@ -6,8 +6,9 @@
 // DRAM model (latency, bytes per cycle, channels, outstanding requests: read
 // from the configuration at open time, no rebuild), answers the core's
 // address checks (the harness owns the allocations, so it reports faults with
-// the ISS's messages), writes the commit trace (docs/Trace.md) and reads the
-// core's counters (docs/Counters.md).
+// the ISS's messages), writes the commit trace (docs/Trace.md), the VCD
+// waveform and the per-warp timeline when asked (docs/RTL.md, "Seeing
+// inside") and reads the core's counters (docs/Counters.md).
 //
 // Input invariants: none; every launch is validated first. The build
 // parameters of the Verilated model (lanes, warps, registers, L1, shared
