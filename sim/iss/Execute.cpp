@@ -57,24 +57,6 @@ const char *accessName(Access A) {
   return "access";
 }
 
-const char *spaceName(MemSpace S) {
-  switch (S) {
-  case MemSpace::Global:
-    return "global";
-  case MemSpace::Shared:
-    return "shared";
-  case MemSpace::Local:
-    return "local";
-  case MemSpace::Param:
-    return "param";
-  case MemSpace::Const:
-    return "const";
-  case MemSpace::None:
-    break;
-  }
-  return "?";
-}
-
 /// Calls Fn(lane) for each lane set in Exec, in lane order.
 template <typename F> inline void forLanes(uint32_t Exec, F &&Fn) {
   if (Exec == AllLanes) {
@@ -172,7 +154,6 @@ private:
 
   uint8_t *memFault(MemSpace S, Access A, unsigned Bytes, uint32_t Addr,
                     unsigned Lane, const Twine &Why);
-  std::string globalBoundsDetail(uint32_t Addr, unsigned Bytes) const;
   template <MemSpace S>
   uint8_t *resolve(uint32_t Addr, unsigned Bytes, unsigned Lane, Access A);
 
@@ -228,22 +209,6 @@ private:
                  uint32_t ExecBefore, bool Taken, uint32_t NextPc);
 };
 
-std::string Runner::globalBoundsDetail(uint32_t Addr, unsigned Bytes) const {
-  const Allocation *A = L.Mem->nearest(Addr);
-  if (!A)
-    return "no global memory is allocated";
-  std::string Range =
-      formatv("{0}..{1}, {2} bytes", hex8(A->Base),
-              hex8(uint32_t(uint64_t(A->Base) + A->Size)), A->Size)
-          .str();
-  if (Addr >= A->Base && uint64_t(Addr) < uint64_t(A->Base) + A->Size)
-    return formatv("runs {0} bytes past the end of the allocation {1}",
-                   uint64_t(Addr) + Bytes - (uint64_t(A->Base) + A->Size),
-                   Range)
-        .str();
-  return "nearest allocation " + Range;
-}
-
 uint8_t *Runner::memFault(MemSpace S, Access A, unsigned Bytes, uint32_t Addr,
                           unsigned Lane, const Twine &Why) {
   FaultLane = int(Lane);
@@ -280,7 +245,7 @@ uint8_t *Runner::resolve(uint32_t Addr, unsigned Bytes, unsigned Lane,
       L.Cache = {Hit->Base, Hit->Size, Hit->Data.get()};
       return Hit->Data.get() + (Addr - Hit->Base);
     }
-    return OutOfBounds(globalBoundsDetail(Addr, Bytes));
+    return OutOfBounds(globalBoundsDetail(*L.Mem, Addr, Bytes));
   } else if constexpr (S == MemSpace::Shared) {
     if (Inside(L.SharedBytes))
       return B.Shared.data() + Addr;

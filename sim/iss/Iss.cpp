@@ -12,7 +12,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -64,60 +63,6 @@ Error makeFault(const Launch &L, const Block &B, const Warp &W, int Lane,
 } // namespace detail
 
 namespace {
-
-std::string dimText(const Dim3 &D) {
-  return formatv("({0},{1},{2})", D.X, D.Y, D.Z).str();
-}
-
-std::string paramList(const KernelInfo &K) {
-  if (K.Params.empty())
-    return "none";
-  std::string S;
-  for (const KernelParam &P : K.Params) {
-    if (!S.empty())
-      S += ", ";
-    S += P.Name + ": " + paramKindName(P.Kind);
-  }
-  return S;
-}
-
-/// Parameter buffer bytes the kernel's parameters cover.
-uint64_t paramBufferBytes(const KernelInfo &K) {
-  uint64_t Bytes = 0;
-  for (const KernelParam &P : K.Params)
-    Bytes = std::max(Bytes, uint64_t(P.Offset) + P.Size);
-  return Bytes;
-}
-
-constexpr uint64_t MaxParamBytes = 64 * 1024;
-
-Error checkKernel(const KernelImage &Img, const KernelInfo &K) {
-  auto Bad = [&](const Twine &Why) {
-    return createStringError(inconvertibleErrorCode(),
-                             "kernel '" + K.Name + "': " + Why);
-  };
-  uint64_t CodeBytes = uint64_t(Img.Code.size()) * 4;
-  if (K.EntryOffset % 4 || K.CodeBytes % 4)
-    return Bad(formatv("entry {0} and code size {1} must be multiples of 4",
-                       K.EntryOffset, K.CodeBytes));
-  if (K.CodeBytes == 0)
-    return Bad("has no code");
-  if (uint64_t(K.EntryOffset) + K.CodeBytes > CodeBytes)
-    return Bad(formatv(
-        "code [{0}, {1}) lies outside the image's {2} bytes of code",
-        K.EntryOffset, uint64_t(K.EntryOffset) + K.CodeBytes, CodeBytes));
-  for (const KernelParam &P : K.Params) {
-    if (P.Size != 4 || P.Offset % 4)
-      return Bad(
-          formatv("parameter '{0}' has size {1} at offset {2}; parameters "
-                  "are 4 bytes at 4-aligned offsets",
-                  P.Name, P.Size, P.Offset));
-  }
-  if (paramBufferBytes(K) > MaxParamBytes)
-    return Bad(formatv("parameter buffer of {0} bytes exceeds the limit of {1}",
-                       paramBufferBytes(K), MaxParamBytes));
-  return Error::success();
-}
 
 /// The names of the warps of \p B waiting at a barrier, and their bar's pc.
 std::string describeWaiting(const Block &B) {
@@ -257,62 +202,13 @@ Simulator::~Simulator() = default;
 void Simulator::zeroCounters(Counters &Out) { fillCounters(Stats(), Out); }
 
 Error Simulator::loadImage(const KernelImage &Img) {
-  StringSet<> Names;
-  for (const KernelInfo &K : Img.Kernels) {
-    if (!Names.insert(K.Name).second)
-      return createStringError(inconvertibleErrorCode(),
-                               "kernel '" + K.Name +
-                                   "' is defined twice in the image");
-    if (Error E = checkKernel(Img, K))
-      return E;
-  }
+  if (Error E = checkImage(Img))
+    return E;
   Image = std::make_unique<KernelImage>(Img);
   return Error::success();
 }
 
 namespace {
-
-/// Everything about a launch that can be wrong before any instruction runs.
-Error checkLaunch(const KernelInfo &K, const LaunchParams &P,
-                  const DeviceOptions &O) {
-  auto Bad = [&](const Twine &Why) {
-    return createStringError(inconvertibleErrorCode(),
-                             "kernel '" + K.Name + "': cannot launch: " + Why);
-  };
-  const AcceleratorConfig &C = O.Config;
-  if (P.Grid.count() == 0)
-    return Bad("grid " + dimText(P.Grid) +
-               " has no blocks; every dimension must be >= 1");
-  if (P.Block.count() == 0)
-    return Bad("block " + dimText(P.Block) +
-               " has no threads; every dimension must be >= 1");
-  if (P.Block.count() > C.maxThreadsPerBlock())
-    return Bad(
-        formatv("block {0} has {1} threads, more than the configuration's "
-                "limit of {2} (WarpsPerCore {3} x 32 threads); use smaller "
-                "blocks or a configuration with more warps",
-                dimText(P.Block), P.Block.count(), C.maxThreadsPerBlock(),
-                C.WarpsPerCore));
-  if (P.Args.size() != K.Params.size())
-    return Bad(formatv("it takes {0} arguments ({1}) but the launch passes {2}",
-                       K.Params.size(), paramList(K), P.Args.size()));
-  if (K.RegistersUsed > C.Registers)
-    return Bad(formatv("it uses {0} registers but the configuration has {1} "
-                       "(registers); recompile for this configuration",
-                       K.RegistersUsed, C.Registers));
-  uint64_t Shared = uint64_t(K.SharedBytes) + P.DynamicSharedBytes;
-  if (Shared > C.Shared.SizeBytes)
-    return Bad(formatv("it needs {0} bytes of shared memory ({1} static + {2} "
-                       "dynamic) but a core has {3} (shared.size_bytes)",
-                       Shared, K.SharedBytes, P.DynamicSharedBytes,
-                       C.Shared.SizeBytes));
-  uint64_t Threads = alignTo(P.Block.count(), 32);
-  if (uint64_t(K.LocalBytes) * Threads > O.MemoryBytes)
-    return Bad(formatv("{0} bytes of local memory per thread for {1} threads "
-                       "exceed the device memory of {2} bytes",
-                       K.LocalBytes, Threads, O.MemoryBytes));
-  return Error::success();
-}
 
 std::vector<uint8_t> buildParamBuffer(const KernelInfo &K,
                                       const LaunchParams &P) {
@@ -371,19 +267,10 @@ Error runGrid(Launch &L, std::vector<uint32_t> &RegFile,
 
 Error Simulator::launch(const LaunchParams &P, Counters &Out) {
   zeroCounters(Out);
-  if (!Image)
-    return createStringError("cannot launch kernel '%s': no image is loaded "
-                             "(call loadImage first)",
-                             P.Kernel.c_str());
-  const KernelInfo *K = Image->findKernel(P.Kernel);
-  if (!K) {
-    std::string Known;
-    for (const KernelInfo &KI : Image->Kernels)
-      Known += (Known.empty() ? "" : ", ") + KI.Name;
-    return createStringError(
-        "kernel '%s' is not in the loaded image (kernels: %s)",
-        P.Kernel.c_str(), Known.empty() ? "none" : Known.c_str());
-  }
+  Expected<const KernelInfo *> Found = findLaunchKernel(Image.get(), P.Kernel);
+  if (!Found)
+    return Found.takeError();
+  const KernelInfo *K = *Found;
   if (Error E = checkLaunch(*K, P, Opts))
     return E;
 

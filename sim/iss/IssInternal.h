@@ -119,4 +119,27 @@ llvm::Error makeFault(const Launch &L, const Block &B, const Warp &W, int Lane,
 std::string hex8(uint32_t V);
 std::string pcHex(uint32_t Pc);
 
+// Checks and message pieces every device shares (LaunchChecks.cpp): iss and
+// the rtl harness refuse the same images and launches with the same words.
+
+/// "(x,y,z)".
+std::string dimText(const Dim3 &D);
+/// "a: ptr, n: u32", or "none".
+std::string paramList(const KernelInfo &K);
+/// Parameter buffer bytes the kernel's parameters cover.
+uint64_t paramBufferBytes(const KernelInfo &K);
+/// "global", "shared", ... as fault messages name memory spaces.
+const char *spaceName(simt::MemSpace S);
+/// Why a global access at \p Addr is out of bounds: the nearest allocation.
+std::string globalBoundsDetail(const DeviceMemory &Mem, uint32_t Addr,
+                               unsigned Bytes);
+/// Unique kernel names, code inside the image, 4-byte parameters.
+llvm::Error checkImage(const KernelImage &Img);
+/// Everything about a launch that can be wrong before any instruction runs.
+llvm::Error checkLaunch(const KernelInfo &K, const LaunchParams &P,
+                        const DeviceOptions &O);
+/// The kernel a launch names, or an error listing the image's kernels.
+llvm::Expected<const KernelInfo *> findLaunchKernel(const KernelImage *Image,
+                                                   llvm::StringRef Name);
+
 } // namespace tandem::iss::detail

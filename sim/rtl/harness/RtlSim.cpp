@@ -33,7 +33,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -56,54 +55,16 @@ constexpr unsigned Lanes = TANDEM_RTL_LANES;
 constexpr unsigned Warps = TANDEM_RTL_WARPS;
 constexpr unsigned LineBytes = TANDEM_RTL_LINE_BYTES;
 constexpr unsigned ImemWords = TANDEM_RTL_IMEM_WORDS;
-constexpr uint64_t MaxParamBytes = 64 * 1024;
 /// Cycles without any commit after which a launch is declared hung.
 constexpr uint64_t HangCycles = 2'000'000;
 
+using iss::detail::dimText;
+using iss::detail::globalBoundsDetail;
 using iss::detail::hex8;
+using iss::detail::paramBufferBytes;
+using iss::detail::spaceName;
 using iss::detail::pcHex;
 using iss::detail::Program;
-
-std::string dimText(const Dim3 &D) {
-  return formatv("({0},{1},{2})", D.X, D.Y, D.Z).str();
-}
-
-const char *spaceName(simt::MemSpace S) {
-  switch (S) {
-  case simt::MemSpace::Global:
-    return "global";
-  case simt::MemSpace::Shared:
-    return "shared";
-  case simt::MemSpace::Local:
-    return "local";
-  case simt::MemSpace::Param:
-    return "param";
-  case simt::MemSpace::Const:
-    return "const";
-  case simt::MemSpace::None:
-    break;
-  }
-  return "?";
-}
-
-uint64_t paramBufferBytes(const KernelInfo &K) {
-  uint64_t Bytes = 0;
-  for (const KernelParam &P : K.Params)
-    Bytes = std::max(Bytes, uint64_t(P.Offset) + P.Size);
-  return Bytes;
-}
-
-std::string paramList(const KernelInfo &K) {
-  if (K.Params.empty())
-    return "none";
-  std::string S;
-  for (const KernelParam &P : K.Params) {
-    if (!S.empty())
-      S += ", ";
-    S += P.Name + ": " + paramKindName(P.Kind);
-  }
-  return S;
-}
 
 // Bit and word access to Verilator's wide signals.
 template <typename T> uint32_t word32(const T &V, unsigned I) {
@@ -286,7 +247,6 @@ struct Simulator::Impl {
   void closeTimelineIntervals();
   Error writeTimeline(const Counters &Out);
 
-  Error checkLaunch(const KernelInfo &K, const LaunchParams &P);
   Error loadCode();
   Error run(const LaunchParams &P, Counters &Out);
   Error runBlock();
@@ -297,7 +257,6 @@ struct Simulator::Impl {
   void readLine(uint32_t Addr, uint8_t *Out);
   void writeLine(uint32_t Addr, const uint8_t *Data, uint64_t Be);
   uint32_t atomic(uint8_t Op, uint32_t Addr, uint32_t B, uint32_t C);
-  std::string globalBoundsDetail(uint32_t Addr, unsigned Bytes) const;
   Error fault(unsigned Warp, int Lane, uint32_t Pc, const Twine &Msg) const;
   std::string warpStates() const;
   void traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec, bool FromLsu);
@@ -379,43 +338,14 @@ void Simulator::zeroCounters(Counters &Out) {
 }
 
 Error Simulator::loadImage(const KernelImage &Img) {
-  StringSet<> Names;
-  uint64_t CodeBytes = uint64_t(Img.Code.size()) * 4;
   if (Img.Code.size() > ImemWords)
     return createStringError(
         inconvertibleErrorCode(),
         formatv("device 'rtl': the image has {0} instruction words but the "
                 "core's instruction memory holds {1}",
                 Img.Code.size(), ImemWords));
-  for (const KernelInfo &K : Img.Kernels) {
-    if (!Names.insert(K.Name).second)
-      return createStringError(inconvertibleErrorCode(),
-                               "kernel '" + K.Name +
-                                   "' is defined twice in the image");
-    auto Bad = [&](const Twine &Why) {
-      return createStringError(inconvertibleErrorCode(),
-                               "kernel '" + K.Name + "': " + Why);
-    };
-    if (K.EntryOffset % 4 || K.CodeBytes % 4)
-      return Bad(formatv("entry {0} and code size {1} must be multiples of 4",
-                         K.EntryOffset, K.CodeBytes));
-    if (K.CodeBytes == 0)
-      return Bad("has no code");
-    if (uint64_t(K.EntryOffset) + K.CodeBytes > CodeBytes)
-      return Bad(formatv(
-          "code [{0}, {1}) lies outside the image's {2} bytes of code",
-          K.EntryOffset, uint64_t(K.EntryOffset) + K.CodeBytes, CodeBytes));
-    for (const KernelParam &P : K.Params)
-      if (P.Size != 4 || P.Offset % 4)
-        return Bad(
-            formatv("parameter '{0}' has size {1} at offset {2}; parameters "
-                    "are 4 bytes at 4-aligned offsets",
-                    P.Name, P.Size, P.Offset));
-    if (paramBufferBytes(K) > MaxParamBytes)
-      return Bad(
-          formatv("parameter buffer of {0} bytes exceeds the limit of {1}",
-                  paramBufferBytes(K), MaxParamBytes));
-  }
+  if (Error E = iss::detail::checkImage(Img))
+    return E;
   I->Image = std::make_unique<KernelImage>(Img);
   I->CodeLoaded = false;
   return Error::success();
@@ -424,46 +354,6 @@ Error Simulator::loadImage(const KernelImage &Img) {
 Error Simulator::launch(const LaunchParams &P, Counters &Out) {
   zeroCounters(Out);
   return I->run(P, Out);
-}
-
-Error Simulator::Impl::checkLaunch(const KernelInfo &K, const LaunchParams &P) {
-  auto Bad = [&](const Twine &Why) {
-    return createStringError(inconvertibleErrorCode(),
-                             "kernel '" + K.Name + "': cannot launch: " + Why);
-  };
-  const AcceleratorConfig &C = Opts.Config;
-  if (P.Grid.count() == 0)
-    return Bad("grid " + dimText(P.Grid) +
-               " has no blocks; every dimension must be >= 1");
-  if (P.Block.count() == 0)
-    return Bad("block " + dimText(P.Block) +
-               " has no threads; every dimension must be >= 1");
-  if (P.Block.count() > C.maxThreadsPerBlock())
-    return Bad(
-        formatv("block {0} has {1} threads, more than the configuration's "
-                "limit of {2} (WarpsPerCore {3} x 32 threads); use smaller "
-                "blocks or a configuration with more warps",
-                dimText(P.Block), P.Block.count(), C.maxThreadsPerBlock(),
-                C.WarpsPerCore));
-  if (P.Args.size() != K.Params.size())
-    return Bad(formatv("it takes {0} arguments ({1}) but the launch passes {2}",
-                       K.Params.size(), paramList(K), P.Args.size()));
-  if (K.RegistersUsed > C.Registers)
-    return Bad(formatv("it uses {0} registers but the configuration has {1} "
-                       "(registers); recompile for this configuration",
-                       K.RegistersUsed, C.Registers));
-  uint64_t Shared = uint64_t(K.SharedBytes) + P.DynamicSharedBytes;
-  if (Shared > C.Shared.SizeBytes)
-    return Bad(formatv("it needs {0} bytes of shared memory ({1} static + {2} "
-                       "dynamic) but a core has {3} (shared.size_bytes)",
-                       Shared, K.SharedBytes, P.DynamicSharedBytes,
-                       C.Shared.SizeBytes));
-  uint64_t Threads = alignTo(P.Block.count(), 32);
-  if (uint64_t(K.LocalBytes) * Threads > Opts.MemoryBytes)
-    return Bad(formatv("{0} bytes of local memory per thread for {1} threads "
-                       "exceed the device memory of {2} bytes",
-                       K.LocalBytes, Threads, Opts.MemoryBytes));
-  return Error::success();
 }
 
 Error Simulator::Impl::loadCode() {
@@ -485,20 +375,12 @@ Error Simulator::Impl::loadCode() {
 }
 
 Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
-  if (!Image)
-    return createStringError("cannot launch kernel '%s': no image is loaded "
-                             "(call loadImage first)",
-                             P.Kernel.c_str());
-  const KernelInfo *K = Image->findKernel(P.Kernel);
-  if (!K) {
-    std::string Known;
-    for (const KernelInfo &KI : Image->Kernels)
-      Known += (Known.empty() ? "" : ", ") + KI.Name;
-    return createStringError(
-        "kernel '%s' is not in the loaded image (kernels: %s)",
-        P.Kernel.c_str(), Known.empty() ? "none" : Known.c_str());
-  }
-  if (Error E = checkLaunch(*K, P))
+  Expected<const KernelInfo *> Found =
+      iss::detail::findLaunchKernel(Image.get(), P.Kernel);
+  if (!Found)
+    return Found.takeError();
+  const KernelInfo *K = *Found;
+  if (Error E = iss::detail::checkLaunch(*K, P, Opts))
     return E;
   Kernel = K;
   Params = &P;
@@ -876,23 +758,6 @@ Error Simulator::Impl::service() {
   return Error::success();
 }
 
-std::string Simulator::Impl::globalBoundsDetail(uint32_t Addr,
-                                                unsigned Bytes) const {
-  const iss::Allocation *A = Mem.nearest(Addr);
-  if (!A)
-    return "no global memory is allocated";
-  std::string Range =
-      formatv("{0}..{1}, {2} bytes", hex8(A->Base),
-              hex8(uint32_t(uint64_t(A->Base) + A->Size)), A->Size)
-          .str();
-  if (Addr >= A->Base && uint64_t(Addr) < uint64_t(A->Base) + A->Size)
-    return formatv("runs {0} bytes past the end of the allocation {1}",
-                   uint64_t(Addr) + Bytes - (uint64_t(A->Base) + A->Size),
-                   Range)
-        .str();
-  return "nearest allocation " + Range;
-}
-
 // The protection check the ISS does per lane, in lane order, with its
 // messages. The local allocation the harness made is not user memory: local
 // accesses are checked against the kernel's local bytes, not allocations.
@@ -929,7 +794,7 @@ Error Simulator::Impl::checkAccess() {
         continue;
       if (A && A->Base == LocalBase && LocalStride)
         return Msg("out-of-bounds ", "nearest allocation is not user memory");
-      return Msg("out-of-bounds ", globalBoundsDetail(Addr, Bytes));
+      return Msg("out-of-bounds ", globalBoundsDetail(Mem, Addr, Bytes));
     }
     case simt::MemSpace::Shared:
       if (Inside(SharedBytes))
