@@ -10,7 +10,7 @@ import lit.formats
 
 config.name = "Tandem"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".s", ".test", ".td"]
+config.suffixes = [".s", ".test", ".td", ".cu", ".ll"]
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md"]
 
 if not hasattr(config, "tandem_obj_root"):

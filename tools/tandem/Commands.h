@@ -10,6 +10,7 @@
 namespace tandem::cli {
 
 int asCommand(int Argc, char **Argv);      // AsCommand.cpp
+int compileCommand(int Argc, char **Argv); // CompileCommand.cpp
 int objdumpCommand(int Argc, char **Argv); // ObjdumpCommand.cpp
 int runCommand(int Argc, char **Argv);     // RunCommand.cpp
 int samplesCommand(int Argc, char **Argv); // SamplesCommand.cpp

@@ -1,22 +1,29 @@
 //===- RunCommand.cpp - `tandem run`: run one kernel on a device ----------===//
 //
-//   tandem run FILE.img|FILE.s --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
+//   tandem run FILE.img|FILE.s|FILE.cu|FILE.ll|FILE.bc --kernel NAME
+//              --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //              [--shared BYTES] [--device iss] [--config CFG.json] [--trace]
 //              [--arg SPEC]... [--seed N] [--dump N] [--step-limit N]
+//              [-O0..-O3] [--json]
 //              [--vcd FILE] [--timeline FILE.json]   (rtl only)
 //
-// Loads (or assembles) an image, allocates and fills the buffers the --arg
-// specs describe, launches the kernel, and prints the counters as a table
-// and, with --dump N, the first N elements of every buffer. Every argument is
-// validated before anything runs; errors exit non-zero with a message that
-// names the offending option and the fix. Exit status: 0 success, 1 failure
-// (including a kernel fault), 2 usage error.
+// Loads, assembles or compiles an image, allocates and fills the buffers the
+// --arg specs describe (generated, or read from .npy files), launches the
+// kernel, writes the out:/inout: buffers back to .npy files, and prints the
+// counters as a table (or, with --json, one JSON object) and, with --dump
+// N, the first N elements of every buffer. Every argument is validated
+// before anything runs; output files are written only after a successful
+// launch, so a faulted kernel leaves them untouched. Errors exit non-zero
+// with a message that names the offending option and the fix. Exit status:
+// 0 success, 1 failure (including a kernel fault), 2 usage error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "Npy.h"
 
 #include "Assembler.h"
+#include "compiler/Compiler.h"
 #include "tandem/Config.h"
 #include "tandem/KernelImage.h"
 #include "tandem/Runtime.h"
@@ -29,7 +36,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
@@ -48,8 +57,8 @@ namespace {
 void printRunHelp(raw_ostream &OS) {
   OS << "OVERVIEW: run one kernel of a kernel image on a device and print its "
         "counters\n\n"
-        "USAGE: tandem run FILE.img|FILE.s --kernel NAME --grid X[,Y[,Z]] "
-        "--block X[,Y[,Z]] [options]\n\n"
+        "USAGE: tandem run FILE.img|FILE.s|FILE.cu|FILE.ll|FILE.bc --kernel "
+        "NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [options]\n\n"
         "OPTIONS:\n"
         "  --kernel NAME      the kernel to launch (may be left out when the "
         "image has one)\n"
@@ -58,8 +67,9 @@ void printRunHelp(raw_ostream &OS) {
         "  --shared BYTES     dynamic shared memory per block (default 0)\n"
         "  --arg SPEC         one kernel argument, in parameter order; "
         "repeat for each:\n"
-        "                       u32:V  s32:V  f32:V   a scalar (V decimal, "
-        "0x hex, or a float literal)\n"
+        "                       u32:V  s32:V (or i32:V)  f32:V   a scalar (V "
+        "decimal, 0x hex, or a\n"
+        "                         float literal)\n"
         "                       buf:TYPE:COUNT[:INIT] a new buffer of COUNT "
         "elements, passed as a pointer;\n"
         "                         TYPE u32|s32|f32|u8; INIT rand (default; "
@@ -67,9 +77,25 @@ void printRunHelp(raw_ostream &OS) {
         "                         [-1000, 1000], f32 in [-1, 1)), zero, iota "
         "(0, 1, 2, ...) or poison\n"
         "                         (every word 0xdeadbeef, every u8 0xef)\n"
+        "                       in:FILE.npy           a buffer filled from a "
+        "NumPy file (<f4, <i4, <u4, |u1)\n"
+        "                       inout:FILE.npy        the same, written back to "
+        "FILE.npy after the run\n"
+        "                       out:FILE.npy:TYPE:COUNT  a buffer of COUNT "
+        "poisoned elements (TYPE f32,\n"
+        "                         i32, u32 or u8), written to FILE.npy after "
+        "the run\n"
+        "                       (.npy files are written only when the kernel "
+        "ran without a fault)\n"
         "  --seed N           seed for rand buffers (default 1)\n"
         "  --dump N           after the run, print the first N elements of "
         "every buffer\n"
+        "  --json             print the kernel, device, grid, block, counters "
+        "(and, for a compiled\n"
+        "                     source, registers and spill bytes) as one JSON "
+        "object\n"
+        "  -O0 .. -O3         optimization level for a .cu/.ll/.bc input "
+        "(default -O2)\n"
         "  --device NAME      iss (default) or rtl; gpu is not built yet\n"
         "  --config FILE      accelerator configuration (default: "
         "configs/default.json)\n"
@@ -87,7 +113,9 @@ void printRunHelp(raw_ostream &OS) {
         "                     with issue and stall intervals (open in "
         "ui.perfetto.dev)\n"
         "  -h, --help         print this help\n\n"
-        "A .s file is assembled first. Counters are described in "
+        "A .s file is assembled first; a .cu, .ll or .bc file is compiled "
+        "for simt (registers from\n"
+        "the --config file; docs/Compiler.md). Counters are described in "
         "docs/Counters.md.\n";
 }
 
@@ -107,6 +135,9 @@ enum class Init { Rand, Zero, Iota, Poison };
 
 unsigned elemBytes(ElemType T) { return T == ElemType::U8 ? 1 : 4; }
 
+/// Where a buffer's contents come from and whether they go back to a file.
+enum class NpyUse { None, In, InOut, Out };
+
 /// One --arg: a scalar (Bits) or a buffer the command allocates.
 struct ArgSpec {
   std::string Text;
@@ -116,6 +147,12 @@ struct ArgSpec {
   uint64_t Count = 0;
   Init Fill = Init::Rand;
   DevicePtr Ptr = 0;
+  /// in:/inout:/out: buffers: the .npy file, its shape and (in, inout) its
+  /// data, read before anything runs.
+  NpyUse Npy = NpyUse::None;
+  std::string NpyPath;
+  std::vector<uint64_t> Shape;
+  std::vector<uint8_t> FileData;
 };
 
 struct Options {
@@ -130,8 +167,35 @@ struct Options {
   uint64_t Seed = 1;
   uint64_t Dump = 0;
   uint64_t StepLimit = 1ull << 32;
+  unsigned OptLevel = 2;
+  bool Json = false;
   std::vector<ArgSpec> Args;
 };
+
+bool isCompilerInput(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  return Ext == ".cu" || Ext == ".ll" || Ext == ".bc";
+}
+
+ElemType elemTypeOf(npy::DType T) {
+  switch (T) {
+  case npy::DType::F32: return ElemType::F32;
+  case npy::DType::I32: return ElemType::S32;
+  case npy::DType::U32: return ElemType::U32;
+  case npy::DType::U8: return ElemType::U8;
+  }
+  return ElemType::U32;
+}
+
+npy::DType npyTypeOf(ElemType T) {
+  switch (T) {
+  case ElemType::F32: return npy::DType::F32;
+  case ElemType::S32: return npy::DType::I32;
+  case ElemType::U32: return npy::DType::U32;
+  case ElemType::U8: return npy::DType::U8;
+  }
+  return npy::DType::U32;
+}
 
 /// Decimal or 0x-prefixed hexadecimal, no sign.
 bool parseUnsigned(StringRef S, uint64_t &V) {
@@ -193,11 +257,54 @@ Expected<Dim3> parseDim(StringRef S, StringRef Option) {
   return Dim3{V[0], V[1], V[2]};
 }
 
+/// in:FILE.npy, inout:FILE.npy, out:FILE.npy:TYPE:COUNT. The file is read
+/// later (loadNpyArgs); here only the spelling is checked.
+Expected<ArgSpec> parseNpyArg(ArgSpec A, StringRef Kind, StringRef Rest,
+                              const std::string &What) {
+  A.IsBuffer = true;
+  A.Npy = Kind == "in" ? NpyUse::In : Kind == "inout" ? NpyUse::InOut : NpyUse::Out;
+  if (A.Npy != NpyUse::Out) {
+    if (Rest.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               What + ": name the file, as " + Kind + ":FILE.npy");
+    A.NpyPath = Rest.str();
+    return A;
+  }
+  // The file name may itself hold ':', so TYPE and COUNT are taken from the
+  // right.
+  auto [FileAndType, CountText] = Rest.rsplit(':');
+  auto [File, TypeText] = FileAndType.rsplit(':');
+  if (File.empty() || TypeText.empty() || CountText.empty() || !FileAndType.contains(':'))
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": an output buffer is out:FILE.npy:TYPE:COUNT, "
+                                    "for example out:c.npy:f32:1024");
+  std::optional<npy::DType> T = npy::parseShortName(TypeText);
+  if (!T)
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": unknown element type '" + TypeText +
+                                 "'; use f32, i32, u32 or u8");
+  uint64_t Count;
+  if (!parseUnsigned(CountText, Count) || Count == 0 || Count > (1ull << 32) / 4)
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": element count '" + CountText +
+                                 "' must be a number between 1 and 1073741824");
+  A.NpyPath = File.str();
+  A.Type = elemTypeOf(*T);
+  A.Count = Count;
+  A.Shape = {Count};
+  A.Fill = Init::Poison;
+  return A;
+}
+
 Expected<ArgSpec> parseArg(StringRef Text) {
   ArgSpec A;
   A.Text = Text.str();
   auto [Kind, Rest] = Text.split(':');
   std::string What = ("--arg " + Text).str();
+  if (Kind == "in" || Kind == "inout" || Kind == "out")
+    return parseNpyArg(std::move(A), Kind, Rest, What);
+  if (Kind == "i32")
+    Kind = "s32"; // the name numpy users type
   if (Kind == "u32" || Kind == "s32" || Kind == "f32") {
     Expected<uint32_t> Bits = Kind == "u32"   ? parseU32(Rest, What)
                               : Kind == "s32" ? parseS32(Rest, What)
@@ -214,7 +321,8 @@ Expected<ArgSpec> parseArg(StringRef Text) {
     return createStringError(
         inconvertibleErrorCode(),
         What + ": unknown kind '" + Kind +
-            "'; use u32:V, s32:V, f32:V or buf:TYPE:COUNT[:INIT]");
+            "'; use u32:V, s32:V, f32:V, buf:TYPE:COUNT[:INIT], in:FILE.npy, "
+            "inout:FILE.npy or out:FILE.npy:TYPE:COUNT");
   SmallVector<StringRef, 3> Parts;
   Rest.split(Parts, ':');
   if (Parts.size() < 2 || Parts.size() > 3)
@@ -280,6 +388,14 @@ int parseOptions(int Argc, char **Argv, Options &O) {
     auto Need = [&]() { return usageError(Name + " needs a value"); };
     if (Name == "--trace" && !HasInline) {
       O.Trace = true;
+    } else if (Name == "--json" && !HasInline) {
+      O.Json = true;
+    } else if (Arg.starts_with("-O") && !Arg.starts_with("--")) {
+      StringRef Level = Arg.drop_front(2);
+      if (Level.size() != 1 || Level[0] < '0' || Level[0] > '3')
+        return usageError("'" + Arg +
+                          "': the optimization levels are -O0, -O1, -O2 and -O3");
+      O.OptLevel = Level[0] - '0';
     } else if (Name == "--kernel") {
       if (!Value(V))
         return Need();
@@ -341,8 +457,14 @@ int parseOptions(int Argc, char **Argv, Options &O) {
     }
   }
   if (O.Input.empty())
-    return usageError(
-        "no input file (a .img kernel image or a .s assembly file)");
+    return usageError("no input file (a .img kernel image, a .s assembly file, "
+                      "or a .cu/.ll/.bc source)");
+  // The table and the JSON object share stdout; the trace and the dump
+  // would break the JSON.
+  if (O.Json && (O.Trace || O.Dump))
+    return usageError(Twine(O.Trace ? "--trace" : "--dump") +
+                      " cannot be combined with --json (both print on "
+                      "standard output)");
   if (!O.Grid)
     return usageError("--grid X[,Y[,Z]] is required");
   if (!O.Block)
@@ -352,6 +474,60 @@ int parseOptions(int Argc, char **Argv, Options &O) {
                       ": only the rtl device records waveforms and "
                       "timelines; add --device rtl");
   return 0;
+}
+
+/// Reads the in:/inout: files and checks that no two buffers write the same
+/// file (the second write would silently win).
+Error loadNpyArgs(std::vector<ArgSpec> &Args) {
+  for (size_t I = 0; I < Args.size(); ++I) {
+    ArgSpec &A = Args[I];
+    if (A.Npy == NpyUse::None)
+      continue;
+    for (size_t J = 0; J < I; ++J)
+      if (A.Npy != NpyUse::In && Args[J].Npy != NpyUse::None &&
+          Args[J].Npy != NpyUse::In && Args[J].NpyPath == A.NpyPath)
+        return createStringError(inconvertibleErrorCode(),
+                                 "--arg " + A.Text + ": '" + A.NpyPath +
+                                     "' is already written by --arg " + Args[J].Text);
+    if (A.Npy == NpyUse::Out)
+      continue;
+    Expected<npy::Array> Arr = npy::readFile(A.NpyPath);
+    if (!Arr)
+      return createStringError(inconvertibleErrorCode(),
+                               "--arg " + A.Text + ": " + toString(Arr.takeError()));
+    if (Arr->count() == 0)
+      return createStringError(inconvertibleErrorCode(),
+                               "--arg " + A.Text + ": '" + A.NpyPath +
+                                   "' holds no elements; a buffer needs at least one");
+    A.Type = elemTypeOf(Arr->Type);
+    A.Count = Arr->count();
+    A.Shape = Arr->Shape;
+    A.FileData = std::move(Arr->Data);
+  }
+  return Error::success();
+}
+
+/// What the compiler said about the kernels, when the input was a source.
+struct CompiledInfo {
+  bool Compiled = false;
+  std::vector<compiler::KernelReport> Kernels;
+};
+
+Expected<KernelImage> compileInput(StringRef Path, unsigned OptLevel,
+                                   const AcceleratorConfig &Config, CompiledInfo &Info) {
+  compiler::CompileOptions CO;
+  CO.OptLevel = OptLevel;
+  CO.Emit = compiler::EmitKind::Obj;
+  CO.NumRegisters = Config.Registers;
+  Expected<compiler::CompileResult> R = compiler::compileFile(Path, CO);
+  if (!R)
+    return R.takeError();
+  if (!R->Image)
+    return createStringError(inconvertibleErrorCode(),
+                             "internal compiler error: no kernel image for '" + Path + "'");
+  Info.Compiled = true;
+  Info.Kernels = R->Kernels;
+  return std::move(*R->Image);
 }
 
 Expected<KernelImage> loadInput(StringRef Path) {
@@ -409,6 +585,8 @@ Error checkArgs(const KernelInfo &K, const std::vector<ArgSpec> &Args) {
 }
 
 std::vector<uint8_t> initialBytes(const ArgSpec &A, std::mt19937 &Rng) {
+  if (A.Npy == NpyUse::In || A.Npy == NpyUse::InOut)
+    return A.FileData;
   std::vector<uint8_t> Bytes(A.Count * elemBytes(A.Type));
   for (uint64_t I = 0; I < A.Count; ++I) {
     uint32_t V = 0;
@@ -467,6 +645,47 @@ void printElement(raw_ostream &OS, ElemType T, const uint8_t *P) {
   }
 }
 
+/// Writes every out:/inout: buffer to its file, in its shape.
+Error writeBackBuffers(Device &D, const std::vector<ArgSpec> &Args) {
+  for (const ArgSpec &A : Args) {
+    if (A.Npy != NpyUse::Out && A.Npy != NpyUse::InOut)
+      continue;
+    npy::Array Arr;
+    Arr.Type = npyTypeOf(A.Type);
+    Arr.Shape = A.Shape;
+    Arr.Data.resize(A.Count * elemBytes(A.Type));
+    if (Error E = D.copyFromDevice(Arr.Data, A.Ptr))
+      return E;
+    if (Error E = npy::writeFile(Arr, A.NpyPath))
+      return createStringError(inconvertibleErrorCode(),
+                               "--arg " + A.Text + ": " + toString(std::move(E)));
+  }
+  return Error::success();
+}
+
+json::Array dimJson(const Dim3 &D) { return json::Array{D.X, D.Y, D.Z}; }
+
+void printJson(raw_ostream &OS, const Device &D, const LaunchParams &P,
+               const CompiledInfo &Info) {
+  json::Object Counters;
+  for (const auto &[Name, V] : D.counters().Values)
+    Counters[Name] = int64_t(V);
+  json::Object Root{{"kernel", P.Kernel},
+                    {"device", D.name()},
+                    {"grid", dimJson(P.Grid)},
+                    {"block", dimJson(P.Block)},
+                    {"dynamic_shared_bytes", int64_t(P.DynamicSharedBytes)},
+                    {"counters", std::move(Counters)}};
+  if (Info.Compiled)
+    for (const compiler::KernelReport &K : Info.Kernels)
+      if (K.Name == P.Kernel)
+        Root["compile"] = json::Object{{"registers_used", int64_t(K.RegistersUsed)},
+                                       {"spill_bytes", int64_t(K.SpillBytes)},
+                                       {"instructions", int64_t(K.Instructions)}};
+  // One line, so scripts can read it (or many runs appended) line by line.
+  OS << json::Value(std::move(Root)) << "\n";
+}
+
 Error dumpBuffers(raw_ostream &OS, Device &D, const std::vector<ArgSpec> &Args,
                   uint64_t N) {
   for (size_t I = 0; I < Args.size(); ++I) {
@@ -495,7 +714,16 @@ int runCommand(int Argc, char **Argv) {
   if (int Status = parseOptions(Argc, Argv, O))
     return Status < 0 ? 0 : Status;
 
-  Expected<KernelImage> Img = loadInput(O.Input);
+  if (Error E = loadNpyArgs(O.Args))
+    return failure(toString(std::move(E)));
+  Expected<AcceleratorConfig> Config = loadConfigFor(O);
+  if (!Config)
+    return failure(toString(Config.takeError()));
+
+  CompiledInfo Compiled;
+  Expected<KernelImage> Img = isCompilerInput(O.Input)
+                                  ? compileInput(O.Input, O.OptLevel, *Config, Compiled)
+                                  : loadInput(O.Input);
   if (!Img) {
     if (!StringRef(O.Input).ends_with(".s"))
       return failure(toString(Img.takeError()));
@@ -522,9 +750,6 @@ int runCommand(int Argc, char **Argv) {
   if (Error E = checkArgs(*K, O.Args))
     return failure(toString(std::move(E)));
 
-  Expected<AcceleratorConfig> Config = loadConfigFor(O);
-  if (!Config)
-    return failure(toString(Config.takeError()));
   DeviceOptions DO;
   DO.Config = *Config;
   DO.StepLimit = O.StepLimit;
@@ -561,7 +786,13 @@ int runCommand(int Argc, char **Argv) {
     return failure(toString(std::move(E)));
   if (Error E = D.launch(P))
     return failure(toString(std::move(E)));
+  if (Error E = writeBackBuffers(D, O.Args))
+    return failure(toString(std::move(E)));
 
+  if (O.Json) {
+    printJson(outs(), D, P, Compiled);
+    return 0;
+  }
   outs() << formatv("kernel '{0}' on {1}: grid {2},{3},{4} block {5},{6},{7}",
                     O.Kernel, D.name(), P.Grid.X, P.Grid.Y, P.Grid.Z, P.Block.X,
                     P.Block.Y, P.Block.Z);

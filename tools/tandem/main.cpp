@@ -31,7 +31,6 @@ struct NotBuilt {
 };
 
 constexpr NotBuilt NotBuiltCommands[] = {
-    {"compile", "the compiler back end is issue 4"},
     {"report", "the model-versus-device report is issue 6"},
 };
 
@@ -43,11 +42,8 @@ int notBuilt(const NotBuilt &C, ArrayRef<char *> Args) {
   return Help ? 0 : 2;
 }
 
-int compileCommand(int Argc, char **Argv) {
-  return notBuilt(NotBuiltCommands[0], ArrayRef(Argv, Argc));
-}
 int reportCommand(int Argc, char **Argv) {
-  return notBuilt(NotBuiltCommands[1], ArrayRef(Argv, Argc));
+  return notBuilt(NotBuiltCommands[0], ArrayRef(Argv, Argc));
 }
 
 struct Command {
@@ -61,11 +57,12 @@ const Command Commands[] = {
      tandem::cli::asCommand},
     {"objdump", "list a kernel image (or a .s file): kernels, code, const data",
      tandem::cli::objdumpCommand},
-    {"run", "run a kernel of an image on a device", tandem::cli::runCommand},
+    {"run", "run a kernel (of an image, a .s or a .cu file) on a device",
+     tandem::cli::runCommand},
     {"samples", "assemble the sample programs and run them on iss",
      tandem::cli::samplesCommand},
-    {"compile", "compile CUDA C to PTX or SIMT code (not built yet: issue 4)",
-     compileCommand},
+    {"compile", "compile CUDA C (or LLVM IR) kernels to a SIMT kernel image",
+     tandem::cli::compileCommand},
     {"report",
      "compare device models with measurements (not built yet: "
      "issue 6)",

@@ -1,0 +1,444 @@
+//===- tandem_math.cu - the device math library, single precision only ----===//
+//
+// The math functions tandem_cuda.h declares as __tandem_<name>. The build
+// compiles this file with clang-19 to LLVM bitcode (nvptx and nvptx64); the
+// front end links in the functions a kernel calls and Prepare inlines them.
+// The unit test (tests/compiler/MathLibTest.cpp) compiles the same source as
+// host C++ and compares every function with a double-precision reference.
+//
+// Rules this file keeps, and why:
+//  - No double: the SIMT target has no f64. Where float is not precise
+//    enough (powf's logarithm), pairs of floats ("double-float") carry the
+//    extra bits, using fmaf to get products exactly.
+//  - No libm and no C library names: only __builtin_{fmaf,sqrtf,rintf,
+//    floorf,fabsf}, which become single SIMT instructions.
+//  - No fptosi on a value that could be NaN, inf or out of int range: LLVM
+//    makes that poison. Inputs are clamped first and special cases chosen
+//    with selects at the end.
+//  - Compiled with -ffp-contract=off so the device computes exactly what the
+//    host test checks; every fused multiply-add is written as fmaf.
+//  - Polynomials are truncated Taylor series on reduced ranges small enough
+//    that the truncation error is far below float rounding (no tables of
+//    fitted coefficients to trust).
+//
+// Accuracy (measured by MathLibTest against double, rounded to float):
+// within 2 ulp over the whole float range, except sinf/cosf for
+// |x| > 105615, where Cody-Waite reduction with a three-part pi/2 loses
+// accuracy (results stay in [-1, 1] but may be wrong in every bit there;
+// CUDA's sinf without Payne-Hanek behaves alike).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_MATH_HOST_TEST
+#define TANDEM_MATH_FN extern "C" __attribute__((device))
+#define TANDEM_MATH_HELPER static __attribute__((device)) __inline__ __attribute__((always_inline))
+#else
+#define TANDEM_MATH_FN extern "C"
+#define TANDEM_MATH_HELPER static inline
+#endif
+
+namespace {
+
+TANDEM_MATH_HELPER float asFloat(unsigned int Bits) { return __builtin_bit_cast(float, Bits); }
+TANDEM_MATH_HELPER unsigned int asBits(float X) { return __builtin_bit_cast(unsigned int, X); }
+
+constexpr float Inf = __builtin_huge_valf();
+TANDEM_MATH_HELPER float quietNaN() { return asFloat(0x7fc00000u); }
+TANDEM_MATH_HELPER bool isNaN(float X) { return X != X; }
+TANDEM_MATH_HELPER bool isFinite(float X) { return __builtin_fabsf(X) < Inf; }
+
+/// 2^I * R for R near 1 (0.5 .. 2) and any I in [-160, 160], rounded once:
+/// two scale factors, so neither overflows or underflows on the way and a
+/// subnormal result is rounded only in the last multiply.
+TANDEM_MATH_HELPER float scaleByPowerOf2(float R, int I) {
+  int Half = I / 2;
+  float S1 = asFloat(static_cast<unsigned int>(Half + 127) << 23);
+  float S2 = asFloat(static_cast<unsigned int>(I - Half + 127) << 23);
+  return (R * S1) * S2;
+}
+
+/// A float pair Hi + Lo with |Lo| <= ulp(Hi) / 2: about 48 significant bits.
+struct DoubleFloat {
+  float Hi, Lo;
+};
+
+TANDEM_MATH_HELPER DoubleFloat twoProd(float A, float B) {
+  float P = A * B;
+  return {P, __builtin_fmaf(A, B, -P)};
+}
+
+/// Requires |A| >= |B| (or A == 0).
+TANDEM_MATH_HELPER DoubleFloat fastTwoSum(float A, float B) {
+  float S = A + B;
+  return {S, B - (S - A)};
+}
+
+TANDEM_MATH_HELPER DoubleFloat twoSum(float A, float B) {
+  float S = A + B;
+  float BB = S - A;
+  float Err = (A - (S - BB)) + (B - BB);
+  return {S, Err};
+}
+
+TANDEM_MATH_HELPER DoubleFloat dfAdd(DoubleFloat A, DoubleFloat B) {
+  DoubleFloat S = twoSum(A.Hi, B.Hi);
+  return fastTwoSum(S.Hi, S.Lo + (A.Lo + B.Lo));
+}
+
+TANDEM_MATH_HELPER DoubleFloat dfMul(DoubleFloat A, DoubleFloat B) {
+  DoubleFloat P = twoProd(A.Hi, B.Hi);
+  float Cross = __builtin_fmaf(A.Hi, B.Lo, A.Lo * B.Hi);
+  return fastTwoSum(P.Hi, P.Lo + Cross);
+}
+
+TANDEM_MATH_HELPER DoubleFloat dfDiv(DoubleFloat N, DoubleFloat D) {
+  float Q = N.Hi / D.Hi;
+  // Remainder N - Q * D, exact in its leading part thanks to fmaf.
+  float R = __builtin_fmaf(-Q, D.Hi, N.Hi);
+  R = R + N.Lo;
+  R = __builtin_fmaf(-Q, D.Lo, R);
+  return fastTwoSum(Q, R / D.Hi);
+}
+
+// ---- exp family -------------------------------------------------------------
+
+/// e^F - 1 for |F| <= 0.35 (Taylor to F^8; truncation < 2^-33 relative).
+TANDEM_MATH_HELPER float expm1Kernel(float F) {
+  float P = 2.48015873e-5f;            // 1/8!
+  P = __builtin_fmaf(P, F, 1.98412698e-4f); // 1/7!
+  P = __builtin_fmaf(P, F, 1.38888889e-3f); // 1/6!
+  P = __builtin_fmaf(P, F, 8.33333333e-3f); // 1/5!
+  P = __builtin_fmaf(P, F, 4.16666667e-2f); // 1/4!
+  P = __builtin_fmaf(P, F, 1.66666667e-1f); // 1/3!
+  P = __builtin_fmaf(P, F, 0.5f);
+  return __builtin_fmaf(P * F, F, F);
+}
+
+constexpr float Log2E = 1.44269502f;
+// ln 2 in two parts; LnTwoHi has trailing zero bits so J * LnTwoHi is exact.
+constexpr float LnTwoHi = 6.93145752e-1f;  // 0x3f317200
+constexpr float LnTwoLo = 1.42860677e-6f;  // 0x35bfbe8e
+
+/// x = J * ln2 + F with |F| <= ln2 / 2 (plus a rounding), for |X| <= 104.
+TANDEM_MATH_HELPER float reduceByLn2(float X, float &J) {
+  J = __builtin_rintf(X * Log2E);
+  float F = __builtin_fmaf(J, -LnTwoHi, X);
+  return __builtin_fmaf(J, -LnTwoLo, F);
+}
+
+TANDEM_MATH_HELPER float clampExpArgument(float X) {
+  // NaN compares false both ways and ends up 0; the caller selects NaN.
+  return X > 104.0f ? 104.0f : (X < -104.0f ? -104.0f : (X == X ? X : 0.0f));
+}
+
+/// The result for exp-like functions where |X| >= Limit or X is NaN.
+TANDEM_MATH_HELPER float expSpecial(float X) {
+  return isNaN(X) ? X + X : (X > 0 ? Inf : 0.0f);
+}
+
+} // namespace
+
+TANDEM_MATH_FN float __tandem_expf(float X) {
+  float J;
+  float F = reduceByLn2(clampExpArgument(X), J);
+  float R = expm1Kernel(F) + 1.0f;
+  float Result = scaleByPowerOf2(R, static_cast<int>(J));
+  return __builtin_fabsf(X) < 104.0f ? Result : expSpecial(X);
+}
+
+TANDEM_MATH_FN float __tandem_exp2f(float X) {
+  float C = X > 160.0f ? 160.0f : (X < -160.0f ? -160.0f : (X == X ? X : 0.0f));
+  float J = __builtin_rintf(C);
+  float F = C - J; // exact
+  // 2^F = e^(F ln2); F * ln2 as a pair so the argument carries no rounding.
+  DoubleFloat T = twoProd(F, 6.93147182e-1f);
+  T.Lo = __builtin_fmaf(F, -1.90465421e-9f, T.Lo); // ln2 - float(ln2)
+  float E = expm1Kernel(T.Hi);
+  // e^(Hi + Lo) - 1 ~= E + Lo * (1 + E)
+  float R = __builtin_fmaf(T.Lo, E + 1.0f, E) + 1.0f;
+  float Result = scaleByPowerOf2(R, static_cast<int>(J));
+  return __builtin_fabsf(X) < 160.0f ? Result : expSpecial(X);
+}
+
+namespace {
+
+/// e^U - 1, accurate for small |U| too, for |U| <= 104.
+TANDEM_MATH_HELPER float expm1Reduced(float U) {
+  float J;
+  float F = reduceByLn2(U, J);
+  float P = expm1Kernel(F);
+  if (J == 0.0f)
+    return P;
+  // 2^J * (P + 1) - 1 = 2^J * P + (2^J - 1): one rounding when 2^J - 1 is
+  // exact (J <= 24); beyond, the -1 is lost in the rounding anyway.
+  int I = static_cast<int>(J);
+  float TwoJ = scaleByPowerOf2(1.0f, I);
+  return __builtin_fmaf(TwoJ, P, TwoJ - 1.0f);
+}
+
+} // namespace
+
+TANDEM_MATH_FN float __tandem_tanhf(float X) {
+  float A = __builtin_fabsf(X);
+  // tanh(A) = (e^2A - 1) / (e^2A + 1); rounds to 1 above 9.02.
+  float Clamped = A < 10.0f ? A : 10.0f;
+  float E = expm1Reduced(2.0f * Clamped);
+  // E / (E + 2) with the denominator's rounding error and the quotient's
+  // remainder fed back: only E's own error remains.
+  DoubleFloat Den = twoSum(E, 2.0f);
+  float T = E / Den.Hi;
+  float Remainder = __builtin_fmaf(-T, Den.Hi, E) - T * Den.Lo;
+  T = __builtin_fmaf(Remainder, 1.0f / Den.Hi, T);
+  T = A < 9.1f ? T : 1.0f;
+  // Below 2^-12, tanh(A) = A - A^3/3 rounds to A; also keeps -0 and
+  // subnormals exact.
+  T = A < 2.44140625e-4f ? A : T;
+  T = isNaN(X) ? X + X : T;
+  return __builtin_bit_cast(float, asBits(T) | (asBits(X) & 0x80000000u));
+}
+
+// ---- log family -------------------------------------------------------------
+
+namespace {
+
+/// Splits a positive finite X into 2^E * M with M in [sqrt(1/2), sqrt(2)).
+TANDEM_MATH_HELPER float splitExponent(float X, int &E) {
+  int Bias = 0;
+  if (X < 1.17549435e-38f) { // subnormal: make it normal first
+    X = X * 8388608.0f;      // 2^23
+    Bias = -23;
+  }
+  unsigned int Bits = asBits(X);
+  // Subtracting the bits of sqrt(1/2) moves the exponent boundary there.
+  unsigned int Offset = (Bits - 0x3f3504f3u) & 0xff800000u;
+  E = static_cast<int>(Offset >> 23) - (Offset >= 0x80000000u ? 512 : 0) + Bias;
+  return asFloat(Bits - Offset);
+}
+
+struct LogParts {
+  float Hi, Lo; ///< log(M) = Hi + Lo, Hi = F - F^2/2 rounded
+};
+
+/// log(1 + F) for F = M - 1 in [-0.293, 0.415), as fdlibm does:
+/// log(1+F) = F - F^2/2 + S * (F^2/2 + R(S^2)), S = F / (2 + F).
+TANDEM_MATH_HELPER LogParts log1pKernel(float F) {
+  float S = F / (2.0f + F);
+  float Z = S * S;
+  // R(Z) = 2Z/3 + 2Z^2/5 + ... (|S| <= 0.172: truncation < 2^-40)
+  float R = 1.53846154e-1f;              // 2/13
+  R = __builtin_fmaf(R, Z, 1.81818182e-1f); // 2/11
+  R = __builtin_fmaf(R, Z, 2.22222222e-1f); // 2/9
+  R = __builtin_fmaf(R, Z, 2.85714286e-1f); // 2/7
+  R = __builtin_fmaf(R, Z, 4.00000000e-1f); // 2/5
+  R = __builtin_fmaf(R, Z, 6.66666667e-1f); // 2/3
+  R = R * Z;
+  float HalfFSquared = 0.5f * F * F;
+  DoubleFloat Hi = fastTwoSum(F, -HalfFSquared);
+  float Lo = Hi.Lo + S * (HalfFSquared + R);
+  return {Hi.Hi, Lo};
+}
+
+/// NaN for X < 0 or NaN, -inf for 0, +inf for +inf; 0 otherwise (unused).
+TANDEM_MATH_HELPER float logSpecial(float X) {
+  return X == 0.0f ? -Inf : (X < 0.0f ? quietNaN() : X + X);
+}
+
+TANDEM_MATH_HELPER bool logArgumentIsOrdinary(float X) { return X > 0.0f && X < Inf; }
+
+} // namespace
+
+TANDEM_MATH_FN float __tandem_logf(float X) {
+  float Ordinary = logArgumentIsOrdinary(X) ? X : 1.0f;
+  int E;
+  float M = splitExponent(Ordinary, E);
+  LogParts L = log1pKernel(M - 1.0f);
+  float Ef = static_cast<float>(E);
+  // E * ln2 + Hi + Lo; E * LnTwoHi is exact and dominates when E != 0.
+  float Result = __builtin_fmaf(Ef, LnTwoHi, L.Hi + __builtin_fmaf(Ef, LnTwoLo, L.Lo));
+  return logArgumentIsOrdinary(X) ? Result : logSpecial(X);
+}
+
+namespace {
+
+constexpr float Log2EHi = 1.44269502e+0f;  // float(1/ln2)
+constexpr float Log2ELo = 1.92596299e-8f;  // 1/ln2 - Log2EHi
+
+/// log2(X) as a pair for positive finite X; relative error about 2^-40.
+TANDEM_MATH_HELPER DoubleFloat log2Extended(float X) {
+  int E;
+  float M = splitExponent(X, E);
+  // log(M) = 2 atanh(S), S = (M - 1) / (M + 1), evaluated with S as a
+  // pair and the first two series terms in pair arithmetic.
+  float F = M - 1.0f; // exact
+  DoubleFloat Den = fastTwoSum(2.0f, F);
+  DoubleFloat S = dfDiv({F, 0.0f}, Den);
+  DoubleFloat Z = dfMul(S, S);
+  float Q = 1.53846154e-1f;               // 2/13
+  Q = __builtin_fmaf(Q, Z.Hi, 1.81818182e-1f); // 2/11
+  Q = __builtin_fmaf(Q, Z.Hi, 2.22222222e-1f); // 2/9
+  Q = __builtin_fmaf(Q, Z.Hi, 2.85714286e-1f); // 2/7
+  Q = __builtin_fmaf(Q, Z.Hi, 4.00000000e-1f); // 2/5
+  // P = 2/3 + Z * Q as a pair (2/3 = 0.6666667f - 1.98682149e-8)
+  DoubleFloat ZQ = dfMul(Z, {Q, 0.0f});
+  DoubleFloat P = dfAdd({6.66666687e-1f, -1.98682149e-8f}, ZQ);
+  DoubleFloat Cube = dfMul(S, Z);
+  DoubleFloat Tail = dfMul(Cube, P);
+  DoubleFloat LogM = dfAdd({2.0f * S.Hi, 2.0f * S.Lo}, Tail);
+  DoubleFloat Log2M = dfMul(LogM, {Log2EHi, Log2ELo});
+  return dfAdd({static_cast<float>(E), 0.0f}, Log2M);
+}
+
+} // namespace
+
+TANDEM_MATH_FN float __tandem_log2f(float X) {
+  float Ordinary = logArgumentIsOrdinary(X) ? X : 1.0f;
+  int E;
+  float M = splitExponent(Ordinary, E);
+  LogParts L = log1pKernel(M - 1.0f);
+  // (Hi + Lo) / ln2 with the product's rounding error kept.
+  DoubleFloat P = twoProd(L.Hi, Log2EHi);
+  float Tail = __builtin_fmaf(L.Lo, Log2EHi, __builtin_fmaf(L.Hi, Log2ELo, P.Lo));
+  float Result = static_cast<float>(E) + (P.Hi + Tail);
+  return logArgumentIsOrdinary(X) ? Result : logSpecial(X);
+}
+
+TANDEM_MATH_FN float __tandem_rsqrtf(float X) { return 1.0f / __builtin_sqrtf(X); }
+
+// ---- powf -------------------------------------------------------------------
+
+namespace {
+
+/// 0: not an integer (or not finite), 1: odd integer, 2: even integer.
+TANDEM_MATH_HELPER int integerKind(float Y) {
+  if (!isFinite(Y) || __builtin_floorf(Y) != Y)
+    return 0;
+  // Above 2^24 every float is even.
+  if (__builtin_fabsf(Y) >= 16777216.0f)
+    return 2;
+  return (static_cast<int>(Y) & 1) ? 1 : 2;
+}
+
+/// 2^(T.Hi + T.Lo) for a pair T, |T.Hi| <= 160.
+TANDEM_MATH_HELPER float exp2Extended(DoubleFloat T) {
+  float J = __builtin_rintf(T.Hi);
+  DoubleFloat F = fastTwoSum(T.Hi - J, T.Lo); // T.Hi - J is exact
+  DoubleFloat U = twoProd(F.Hi, 6.93147182e-1f);
+  U.Lo = __builtin_fmaf(F.Hi, -1.90465421e-9f, U.Lo);
+  U.Lo = __builtin_fmaf(F.Lo, 6.93147182e-1f, U.Lo);
+  float E = expm1Kernel(U.Hi);
+  float R = __builtin_fmaf(U.Lo, E + 1.0f, E) + 1.0f;
+  return scaleByPowerOf2(R, static_cast<int>(J));
+}
+
+/// pow for the cases C99 (and CUDA) define specially; Handled says whether
+/// this was one.
+TANDEM_MATH_HELPER float powSpecial(float X, float Y, bool &Handled) {
+  Handled = true;
+  float AX = __builtin_fabsf(X);
+  int YKind = integerKind(Y);
+  if (Y == 0.0f || X == 1.0f)
+    return 1.0f;
+  if (isNaN(X) || isNaN(Y))
+    return X + Y;
+  if (!isFinite(Y)) {
+    if (AX == 1.0f)
+      return 1.0f;
+    return (AX < 1.0f) == (Y < 0.0f) ? Inf : 0.0f;
+  }
+  if (X == 0.0f || !isFinite(X)) {
+    // 0^Y and inf^Y: magnitude 0 or inf, sign of X for odd integer Y.
+    bool Large = (X == 0.0f) == (Y < 0.0f);
+    float Magnitude = Large ? Inf : 0.0f;
+    return YKind == 1 ? __builtin_bit_cast(float, asBits(Magnitude) | (asBits(X) & 0x80000000u))
+                      : Magnitude;
+  }
+  if (X < 0.0f && YKind == 0)
+    return quietNaN();
+  Handled = false;
+  return 0.0f;
+}
+
+} // namespace
+
+TANDEM_MATH_FN float __tandem_powf(float X, float Y) {
+  bool Handled;
+  float Special = powSpecial(X, Y, Handled);
+  if (Handled)
+    return Special;
+  // |X|^Y = 2^(Y log2|X|), with log2 and the product carried as pairs
+  // because 2^T turns an absolute error in T into a relative one.
+  DoubleFloat L = log2Extended(__builtin_fabsf(X));
+  DoubleFloat T = twoProd(Y, L.Hi);
+  float Result;
+  // Decide overflow and underflow on the leading product alone: it may be
+  // infinite, and then the pair arithmetic below would make NaN.
+  if (T.Hi > 150.0f)
+    Result = Inf;
+  else if (T.Hi < -160.0f)
+    Result = 0.0f;
+  else {
+    T.Lo = __builtin_fmaf(Y, L.Lo, T.Lo);
+    Result = exp2Extended(fastTwoSum(T.Hi, T.Lo));
+  }
+  bool Negative = X < 0.0f && integerKind(Y) == 1;
+  return Negative ? -Result : Result;
+}
+
+// ---- sinf, cosf -------------------------------------------------------------
+
+namespace {
+
+/// sin(R) for |R| <= 1 (Taylor to R^11; truncation < 2^-32).
+TANDEM_MATH_HELPER float sinKernel(float R) {
+  float Z = R * R;
+  float P = -2.50521084e-8f;              // -1/11!
+  P = __builtin_fmaf(P, Z, 2.75573192e-6f);  // 1/9!
+  P = __builtin_fmaf(P, Z, -1.98412698e-4f); // -1/7!
+  P = __builtin_fmaf(P, Z, 8.33333333e-3f);  // 1/5!
+  P = __builtin_fmaf(P, Z, -1.66666667e-1f); // -1/3!
+  return __builtin_fmaf(P, R * Z, R);
+}
+
+/// cos(R) for |R| <= 1 (Taylor to R^12).
+TANDEM_MATH_HELPER float cosKernel(float R) {
+  float Z = R * R;
+  float P = 2.08767570e-9f;               // 1/12!
+  P = __builtin_fmaf(P, Z, -2.75573192e-7f); // -1/10!
+  P = __builtin_fmaf(P, Z, 2.48015873e-5f);  // 1/8!
+  P = __builtin_fmaf(P, Z, -1.38888889e-3f); // -1/6!
+  P = __builtin_fmaf(P, Z, 4.16666667e-2f);  // 1/4!
+  P = __builtin_fmaf(P, Z, -0.5f);
+  return __builtin_fmaf(P, Z, 1.0f);
+}
+
+/// X = J * pi/2 + R, |R| <= pi/4 + a little (Cody-Waite, pi/2 in three parts; exact
+/// enough for |X| <= 105615). Returns R; Quadrant = J mod 4.
+TANDEM_MATH_HELPER float reduceByHalfPi(float X, int &Quadrant) {
+  float J = __builtin_rintf(X * 6.36619747e-1f);
+  float R = __builtin_fmaf(J, -1.57079601e+00f, X);
+  R = __builtin_fmaf(J, -3.13916473e-07f, R);
+  R = __builtin_fmaf(J, -5.39030253e-15f, R);
+  // J mod 4 without converting a possibly huge J to int.
+  float Mod4 = J - 4.0f * __builtin_floorf(J * 0.25f);
+  Quadrant = static_cast<int>(Mod4);
+  return R;
+}
+
+TANDEM_MATH_HELPER float sinOrCos(float X, int QuadrantOffset) {
+  float Ordinary = isFinite(X) ? X : 0.0f;
+  int Quadrant;
+  float R = reduceByHalfPi(Ordinary, Quadrant);
+  // Beyond the reduction's accurate range R can be far off; clamping keeps
+  // the result in [-1, 1] there (and changes nothing below the limit).
+  R = R > 1.0f ? 1.0f : (R < -1.0f ? -1.0f : R);
+  Quadrant = (Quadrant + QuadrantOffset) & 3;
+  float V = (Quadrant & 1) ? cosKernel(R) : sinKernel(R);
+  V = (Quadrant & 2) ? -V : V;
+  return isFinite(X) ? V : quietNaN();
+}
+
+} // namespace
+
+// sin(-0) is -0, which the reduction (J = 0, R = -0 + -0 * C = +0) loses.
+TANDEM_MATH_FN float __tandem_sinf(float X) { return X == 0.0f ? X : sinOrCos(X, 0); }
+TANDEM_MATH_FN float __tandem_cosf(float X) { return sinOrCos(X, 1); }

@@ -1,0 +1,194 @@
+//===- MIR.h - Tandem's machine IR ------------------------------*- C++ -*-===//
+//
+// The machine IR every back-end pass reads and writes: a function of basic
+// blocks of machine instructions whose opcodes are the target's (for simt,
+// simt::Opcode from the generated tables) or one of the target-independent
+// pseudo opcodes below. Registers are virtual (numbered from VirtRegBase, SSA
+// after selection) until register allocation makes them physical.
+//
+// Life of a function (see compiler/Compiler.cpp for the order):
+//   isel        SSA, vregs, PHI, BR / BRCOND (marked Divergent or not), RET,
+//               target instructions for everything else.
+//   cfg lowering  PHI, BR, BRCOND, RET replaced by target branches, exec-mask
+//               instructions and COPYs; blocks in final layout order; no
+//               longer SSA (COPYs from phis define a vreg more than once).
+//   regalloc    every register physical; spill code added; COPY of a
+//               register to itself removed; other COPYs stay for the printer.
+//   emit        prints target assembly (COPY as the target's move, LI as the
+//               assembler's `li` pseudo).
+//
+// Operands are kept in the target's assembly order (simt::InstrDesc's
+// Operands), so the printer walks them one to one. Pseudo opcodes have the
+// operand shapes documented at each enumerator.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tandem::mir {
+
+class Block;
+
+/// Registers: physical below VirtRegBase (simt: r0..r63, r0 reads as zero),
+/// virtual from VirtRegBase up. 0 is r0 on simt; NoReg marks "none".
+using Reg = uint32_t;
+constexpr Reg VirtRegBase = 1u << 16;
+constexpr Reg NoReg = ~0u;
+inline bool isVirtual(Reg R) { return R != NoReg && R >= VirtRegBase; }
+inline bool isPhysical(Reg R) { return R < VirtRegBase; }
+
+/// Target-independent opcodes. Target opcodes are below PseudoBase.
+enum Pseudo : unsigned {
+  PseudoBase = 0x1000,
+  /// COPY dst, src
+  COPY = PseudoBase,
+  /// PHI dst, (src, block)...   operands: Def, then pairs Reg/BlockRef
+  PHI,
+  /// LI dst, imm               any 32-bit constant (printed as `li`); cheap
+  ///                            to rematerialize
+  LI,
+  /// BR block
+  BR,
+  /// BRCOND cond, trueBlock, falseBlock   taken to trueBlock where cond != 0;
+  ///                            Inst::Divergent says whether lanes may differ
+  BRCOND,
+  /// RET                        kernel returns (all active lanes finish)
+  RET,
+  /// IMPLICIT_DEF dst           dst holds no meaningful value (undef/poison)
+  IMPLICIT_DEF,
+  PseudoEnd,
+};
+inline bool isPseudo(unsigned Opc) { return Opc >= PseudoBase; }
+const char *pseudoName(unsigned Opc);
+
+struct Operand {
+  enum Kind : uint8_t {
+    RegOp,     ///< a register; IsDef says whether it is written
+    ImmOp,     ///< an immediate (also special-register index, param offset)
+    BlockOp,   ///< a branch target
+  };
+  Kind K = ImmOp;
+  bool IsDef = false;
+  Reg R = NoReg;
+  int64_t Imm = 0;
+  Block *Target = nullptr;
+  /// After register allocation: the virtual register this physical register
+  /// operand stands for (what the allocation checker verifies), else NoReg.
+  Reg Orig = NoReg;
+
+  static Operand def(Reg R) { return {RegOp, true, R, 0, nullptr, NoReg}; }
+  static Operand use(Reg R) { return {RegOp, false, R, 0, nullptr, NoReg}; }
+  static Operand imm(int64_t V) { return {ImmOp, false, NoReg, V, nullptr, NoReg}; }
+  static Operand block(Block *B) { return {BlockOp, false, NoReg, 0, B, NoReg}; }
+
+  bool isReg() const { return K == RegOp; }
+  bool isImm() const { return K == ImmOp; }
+  bool isBlock() const { return K == BlockOp; }
+};
+
+struct Inst {
+  unsigned Opcode = 0;
+  llvm::SmallVector<Operand, 4> Ops;
+  /// BRCOND: the condition may differ between the lanes of a warp
+  /// (uniformity analysis said so); cfg lowering turns it into mask code.
+  bool Divergent = false;
+  /// The instruction writes its def only in some of the lanes that need the
+  /// register's value afterwards (a phi copy under a narrowed exec mask), so
+  /// the previous value stays live through it: liveness treats the def as
+  /// also a use. Set by cfg lowering; honoured by regalloc and its checker.
+  bool PartialDef = false;
+  /// Inserted by regalloc (spill store/reload, rematerialization).
+  bool IsSpillCode = false;
+  /// Where it came from, for listings and error messages ("file:line"), or
+  /// empty.
+  std::string Loc;
+
+  Inst() = default;
+  Inst(unsigned Opc, std::initializer_list<Operand> O) : Opcode(Opc), Ops(O) {}
+
+  bool isPseudo() const { return mir::isPseudo(Opcode); }
+};
+
+class Block {
+public:
+  explicit Block(std::string Name) : Name(std::move(Name)) {}
+  std::string Name; ///< unique in the function; printed as a label
+  std::vector<Inst> Insts;
+  /// Loop nesting depth from LLVM's LoopInfo (spill cost weighting).
+  unsigned LoopDepth = 0;
+};
+
+/// How a kernel parameter is passed (mirrors tandem::ParamKind of the image).
+enum class ParamKind : uint8_t { Pointer, U32, S32, F32 };
+
+struct Param {
+  std::string Name;
+  ParamKind Kind = ParamKind::U32;
+  uint32_t Offset = 0; ///< bytes into the parameter buffer
+};
+
+struct VRegInfo {
+  /// The value is the same in every active lane (uniformity analysis).
+  bool Uniform = false;
+  /// Debug name from the IR value, or empty.
+  std::string Name;
+};
+
+/// Allocation results the compiler reports per kernel.
+struct AllocStats {
+  unsigned RegistersUsed = 0; ///< highest physical register + 1
+  unsigned SpillSlots = 0;    ///< 4-byte local slots per thread
+  unsigned SpillBytes = 0;    ///< per thread
+  unsigned SpillStores = 0, SpillReloads = 0, Remats = 0;
+};
+
+class Function {
+public:
+  std::string Name; ///< kernel name as the image and `--kernel` see it
+  std::vector<Param> Params;
+  /// Blocks; the first is the entry. After cfg lowering, layout order.
+  std::vector<std::unique_ptr<Block>> Blocks;
+  uint32_t SharedBytes = 0; ///< static shared memory per block
+  uint32_t LocalBytes = 0;  ///< per-thread local memory (allocas + spills)
+  AllocStats Stats;
+
+  Block *addBlock(std::string Name);
+  Reg newVReg(bool Uniform = false, std::string DebugName = {});
+  unsigned numVRegs() const { return VRegs.size(); }
+  VRegInfo &info(Reg R) { return VRegs[R - VirtRegBase]; }
+  const VRegInfo &info(Reg R) const { return VRegs[R - VirtRegBase]; }
+
+private:
+  std::vector<VRegInfo> VRegs;
+};
+
+/// Successor blocks named by the terminators at the end of \p B, in operand
+/// order, plus the layout successor when \p B may fall through (only after
+/// cfg lowering, when Fn is given and B's last instruction is not an
+/// unconditional jump, RET or exit).
+llvm::SmallVector<Block *, 2> successors(const Function &Fn, const Block &B);
+
+/// Which target the instructions belong to, for printing opcode names.
+enum class TargetKind : uint8_t { Simt };
+
+/// Text form for --emit mir and --print-after: one line per instruction,
+/// `%v12 = add %v3, %v4`, physical registers as the target names them.
+void print(llvm::raw_ostream &OS, const Function &Fn, TargetKind T);
+std::string opcodeName(unsigned Opc, TargetKind T);
+
+/// Checks structural invariants (operand kinds match the target's
+/// descriptors, every block ends in a terminator before cfg lowering, every
+/// vreg used is defined somewhere); returns a message naming the function,
+/// block and instruction on the first violation, or empty.
+std::string verify(const Function &Fn, TargetKind T, bool AfterCfgLowering);
+
+} // namespace tandem::mir

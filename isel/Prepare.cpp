@@ -1,0 +1,627 @@
+//===- Prepare.cpp - IR preparation with LLVM's passes ---------------------===//
+//
+// Input invariants: an NVPTX module from the front end (nvptx or nvptx64
+// triple), in any optimization state; kernels marked in nvvm.annotations or
+// with the ptx_kernel calling convention.
+//
+// Guarantees, for every kernel (see Prepare.h):
+//  - no calls except to intrinsics: every other function is inlined (the
+//    math library included) and recursion is an error;
+//  - kernel pointer parameters point to global memory (addrspace 1), stack
+//    objects to local memory (addrspace 5); loads, stores and atomics all
+//    have a specific address space (generic ones left are an error);
+//  - optimized at the requested level (LLVM's default -O pipeline; at -O0
+//    still mem2reg and simplifycfg, so isel always sees SSA);
+//  - no switch, no vector values (scalarized), no memcpy/memset/memmove
+//    intrinsics (expanded to loops), no llvm.is.fpclass (integer tests),
+//    one return block;
+//  - simt only: no f64, divergent regions structurized (StructurizeCFG with
+//    uniform regions skipped), irreducible loops made reducible, loops with
+//    one exit block;
+//  - the module verifies.
+// Unsupported constructs are reported with the kernel, the IR instruction
+// and the source line (when the module has debug locations).
+//
+// Order matters: kernel arguments and allocas are routed through their
+// address spaces after optimization, right before infer-address-spaces
+// (InstCombine folds a generic -> global -> generic cast pair straight back,
+// and SROA and mem2reg work best on plain allocas); CFG shaping comes last
+// as the optimizer would undo it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "isel/Prepare.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassInstrumentation.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/IPO/AlwaysInliner.h"
+#include "llvm/Transforms/Scalar.h"
+#include "llvm/Transforms/Scalar/InferAddressSpaces.h"
+#include "llvm/Transforms/Scalar/Scalarizer.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Utils/FixIrreducible.h"
+#include "llvm/Transforms/Utils/LowerMemIntrinsics.h"
+#include "llvm/Transforms/Utils/LowerSwitch.h"
+#include "llvm/Transforms/Utils/Mem2Reg.h"
+#include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
+#include "llvm/Transforms/Utils/UnifyLoopExits.h"
+
+#include <mutex>
+
+using namespace llvm;
+
+namespace tandem::isel {
+
+namespace {
+
+// NVPTX address spaces (as clang and the NVPTX back end number them).
+constexpr unsigned GenericAS = 0;
+constexpr unsigned GlobalAS = 1;
+constexpr unsigned SharedAS = 3;
+constexpr unsigned LocalAS = 5;
+
+/// Kernels as the front end defines them (kept local so isel does not
+/// depend on the front-end library).
+bool isKernel(const Function &F) {
+  if (F.getCallingConv() == CallingConv::PTX_Kernel)
+    return true;
+  const Module *M = F.getParent();
+  NamedMDNode *Annotations = M ? M->getNamedMetadata("nvvm.annotations") : nullptr;
+  if (!Annotations)
+    return false;
+  for (const MDNode *Op : Annotations->operands()) {
+    if (Op->getNumOperands() < 3)
+      continue;
+    auto *Fn = mdconst::dyn_extract_or_null<Function>(Op->getOperand(0));
+    auto *Name = dyn_cast<MDString>(Op->getOperand(1));
+    if (Fn == &F && Name && Name->getString() == "kernel")
+      return true;
+  }
+  return false;
+}
+
+// ---- Diagnostics --------------------------------------------------------
+
+std::string readableName(const Function &F) { return demangle(F.getName().str()); }
+
+std::string sourceLocation(const Instruction &I) {
+  const DebugLoc &DL = I.getDebugLoc();
+  if (!DL)
+    return "";
+  std::string File = DL->getFilename().str();
+  return formatv(" at {0}:{1}:{2}", File.empty() ? "<source>" : File, DL.getLine(),
+                 DL.getCol())
+      .str();
+}
+
+std::string printed(const Value &V) {
+  std::string Text;
+  raw_string_ostream OS(Text);
+  V.print(OS);
+  return StringRef(Text).trim().str();
+}
+
+/// Problems found in the module, reported together (up to a limit) so a
+/// user fixes them in one round.
+class Problems {
+public:
+  void add(const Instruction &I, StringRef What, StringRef Fix) {
+    const Function &F = *I.getFunction();
+    add(formatv("{0} '{1}'{2}: {3}: `{4}`; {5}", isKernel(F) ? "kernel" : "function",
+                readableName(F), sourceLocation(I), What, printed(I), Fix)
+            .str());
+  }
+  void add(std::string Message) {
+    if (Messages.size() < MaxReported)
+      Messages.push_back(std::move(Message));
+    ++Count;
+  }
+  Error take() {
+    if (Messages.empty())
+      return Error::success();
+    std::string Text = join(Messages, "\n");
+    if (Count > Messages.size())
+      Text += formatv("\n({0} more problems not shown)", Count - Messages.size()).str();
+    return createStringError(Text);
+  }
+
+private:
+  static constexpr size_t MaxReported = 10;
+  std::vector<std::string> Messages;
+  size_t Count = 0;
+};
+
+// ---- Before optimization: calls the inliner cannot remove --------------
+
+/// Recursion (direct or through other functions) and indirect calls cannot
+/// be inlined, and the SIMT target has no call stack.
+void checkCallGraph(Module &M, Problems &P) {
+  enum class State { Unvisited, OnStack, Done };
+  DenseMap<const Function *, State> Visit;
+  std::function<void(Function &)> Walk = [&](Function &F) {
+    Visit[&F] = State::OnStack;
+    for (Instruction &I : instructions(F)) {
+      auto *Call = dyn_cast<CallBase>(&I);
+      if (!Call || Call->isInlineAsm() || isa<IntrinsicInst>(Call))
+        continue;
+      Function *Callee = Call->getCalledFunction();
+      if (!Callee) {
+        P.add(I, "indirect call",
+              "the SIMT back end inlines every call and supports no function pointers");
+        continue;
+      }
+      if (Callee->isDeclaration())
+        continue; // reported after optimization if it survives
+      State S = Visit.lookup(Callee);
+      if (S == State::OnStack)
+        P.add(I, formatv("recursive call to '{0}'", readableName(*Callee)).str(),
+              "the SIMT back end inlines every function and has no call stack; rewrite the "
+              "recursion as a loop");
+      else if (S == State::Unvisited)
+        Walk(*Callee);
+    }
+    Visit[&F] = State::Done;
+  };
+  for (Function &F : M)
+    if (!F.isDeclaration() && Visit.lookup(&F) == State::Unvisited)
+      Walk(F);
+}
+
+/// Every non-kernel function is inlined: mark it so (overriding noinline
+/// and optnone, which clang puts on functions at -O0) and make it internal
+/// so it disappears once inlined.
+void markForInlining(Module &M) {
+  for (Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    F.removeFnAttr(Attribute::OptimizeNone);
+    F.removeFnAttr(Attribute::NoInline);
+    if (isKernel(F))
+      continue;
+    F.addFnAttr(Attribute::AlwaysInline);
+    F.setLinkage(GlobalValue::InternalLinkage);
+    F.setComdat(nullptr);
+  }
+}
+
+// ---- Our passes ---------------------------------------------------------
+
+/// Replaces the uses of \p V (a generic pointer) with a cast through
+/// \p AddrSpace, so infer-address-spaces can give its loads and stores the
+/// specific space. What NVPTXLowerArgs and NVPTXLowerAlloca do.
+void routeThroughAddressSpace(Value &V, unsigned AddrSpace, Instruction *InsertBefore) {
+  IRBuilder<> B(InsertBefore);
+  Value *Specific =
+      B.CreateAddrSpaceCast(&V, PointerType::get(V.getContext(), AddrSpace), V.getName() + ".as");
+  Value *Generic = B.CreateAddrSpaceCast(Specific, V.getType(), V.getName() + ".gen");
+  V.replaceUsesWithIf(Generic, [&](Use &U) { return U.getUser() != Specific; });
+}
+
+/// Kernel pointer parameters point to global memory (CUDA passes device
+/// buffers); byval parameters live in param space and are left alone.
+struct LowerKernelPointerArgsPass : PassInfoMixin<LowerKernelPointerArgsPass> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    if (!isKernel(F) || F.isDeclaration())
+      return PreservedAnalyses::all();
+    bool Changed = false;
+    Instruction *Entry = &*F.getEntryBlock().getFirstInsertionPt();
+    for (Argument &A : F.args()) {
+      auto *PT = dyn_cast<PointerType>(A.getType());
+      if (!PT || PT->getAddressSpace() != GenericAS || A.hasByValAttr() || A.use_empty())
+        continue;
+      routeThroughAddressSpace(A, GlobalAS, Entry);
+      Changed = true;
+    }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
+/// Stack objects live in per-thread local memory (addrspace 5).
+struct LowerAllocasToLocalPass : PassInfoMixin<LowerAllocasToLocalPass> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    bool Changed = false;
+    for (Instruction &I : make_early_inc_range(instructions(F))) {
+      auto *AI = dyn_cast<AllocaInst>(&I);
+      if (!AI || AI->getAddressSpace() != GenericAS)
+        continue;
+      routeThroughAddressSpace(*AI, LocalAS, AI->getNextNode());
+      Changed = true;
+    }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
+/// memcpy/memset/memmove (aggregate copies, zero-initialization) become
+/// loops of loads and stores; the SIMT target has no library to call.
+struct ExpandMemIntrinsicsPass : PassInfoMixin<ExpandMemIntrinsicsPass> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &AM) {
+    const TargetTransformInfo &TTI = AM.getResult<TargetIRAnalysis>(F);
+    SmallVector<MemIntrinsic *, 4> Work;
+    for (Instruction &I : instructions(F))
+      if (auto *MI = dyn_cast<MemIntrinsic>(&I))
+        Work.push_back(MI);
+    for (MemIntrinsic *MI : Work) {
+      if (auto *Copy = dyn_cast<MemCpyInst>(MI))
+        expandMemCpyAsLoop(Copy, TTI);
+      else if (auto *Move = dyn_cast<MemMoveInst>(MI)) {
+        if (!expandMemMoveAsLoop(Move, TTI))
+          continue; // left for the checks to report
+      } else if (auto *Set = dyn_cast<MemSetInst>(MI))
+        expandMemSetAsLoop(Set);
+      else
+        continue;
+      MI->eraseFromParent();
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
+/// llvm.is.fpclass (which InstCombine makes of NaN and infinity tests,
+/// including the math library's) becomes integer tests on the bits, which
+/// every target selects: one range test on |x| per class, ORed.
+struct LowerIsFpClassPass : PassInfoMixin<LowerIsFpClassPass> {
+  static Value *classTest(IRBuilder<> &B, Value *Bits, Value *Abs, FPClassTest Mask) {
+    auto U32 = [&](uint32_t V) { return B.getInt32(V); };
+    auto InRange = [&](uint32_t Lo, uint32_t Hi) { // Lo <= Abs <= Hi, unsigned
+      return B.CreateICmpULE(B.CreateSub(Abs, U32(Lo)), U32(Hi - Lo));
+    };
+    Value *Negative = B.CreateICmpSLT(Bits, U32(0));
+    Value *Result = B.getFalse();
+    auto Add = [&](FPClassTest Neg, FPClassTest Pos, Value *MagnitudeTest) {
+      bool N = (Mask & Neg) != fcNone, P = (Mask & Pos) != fcNone;
+      if (!N && !P)
+        return;
+      Value *T = MagnitudeTest;
+      if (N != P)
+        T = B.CreateAnd(T, N ? Negative : B.CreateNot(Negative));
+      Result = B.CreateOr(Result, T);
+    };
+    Add(fcNegZero, fcPosZero, B.CreateICmpEQ(Abs, U32(0)));
+    Add(fcNegSubnormal, fcPosSubnormal, InRange(1, 0x007fffff));
+    Add(fcNegNormal, fcPosNormal, InRange(0x00800000, 0x7f7fffff));
+    Add(fcNegInf, fcPosInf, B.CreateICmpEQ(Abs, U32(0x7f800000)));
+    if (Mask & fcSNan)
+      Result = B.CreateOr(Result, InRange(0x7f800001, 0x7fbfffff));
+    if (Mask & fcQNan)
+      Result = B.CreateOr(Result, B.CreateICmpUGE(Abs, U32(0x7fc00000)));
+    return Result;
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    bool Changed = false;
+    for (Instruction &I : make_early_inc_range(instructions(F))) {
+      auto *II = dyn_cast<IntrinsicInst>(&I);
+      if (!II || II->getIntrinsicID() != Intrinsic::is_fpclass ||
+          !II->getArgOperand(0)->getType()->isFloatTy())
+        continue;
+      auto *MaskArg = cast<ConstantInt>(II->getArgOperand(1));
+      IRBuilder<> B(II);
+      Value *Bits = B.CreateBitCast(II->getArgOperand(0), B.getInt32Ty());
+      Value *Abs = B.CreateAnd(Bits, B.getInt32(0x7fffffff));
+      Value *Test =
+          classTest(B, Bits, Abs, static_cast<FPClassTest>(MaskArg->getZExtValue()));
+      II->replaceAllUsesWith(Test);
+      II->eraseFromParent();
+      Changed = true;
+    }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
+// ---- Target machine -----------------------------------------------------
+
+void initializeNVPTX() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+  });
+}
+
+/// The NVPTX target machine gives the passes NVPTX's cost model and, more
+/// importantly, its divergence facts (thread ids, atomics, shuffles) that
+/// uniformity analysis and StructurizeCFG rely on.
+Expected<std::unique_ptr<TargetMachine>> createTargetMachine(Module &M) {
+  initializeNVPTX();
+  Triple TT(M.getTargetTriple());
+  if (!TT.isNVPTX())
+    return createStringError(formatv(
+        "IR preparation needs an NVPTX module (triple nvptx-nvidia-cuda or "
+        "nvptx64-nvidia-cuda), not '{0}'",
+        M.getTargetTriple()));
+  std::string Error;
+  const Target *T = TargetRegistry::lookupTarget(TT.str(), Error);
+  if (!T)
+    return createStringError("the NVPTX target is not available in this LLVM: " + Error);
+  std::string CPU = "sm_90";
+  for (Function &F : M)
+    if (F.hasFnAttribute("target-cpu")) {
+      CPU = F.getFnAttribute("target-cpu").getValueAsString().str();
+      break;
+    }
+  return std::unique_ptr<TargetMachine>(
+      T->createTargetMachine(TT.str(), CPU, "", TargetOptions(), std::nullopt));
+}
+
+OptimizationLevel optimizationLevel(unsigned Level) {
+  switch (Level) {
+  case 0:
+    return OptimizationLevel::O0;
+  case 1:
+    return OptimizationLevel::O1;
+  case 2:
+    return OptimizationLevel::O2;
+  default:
+    return OptimizationLevel::O3;
+  }
+}
+
+// ---- --print-after --------------------------------------------------------
+
+bool wantsPrint(const PrepareOptions &Opts, StringRef Name) {
+  return Opts.PrintStream && is_contained(Opts.PrintAfter, Name);
+}
+
+void printUnit(raw_ostream &OS, StringRef Name, Any IR) {
+  OS << "; *** IR Dump After " << Name << " ***\n";
+  if (const auto *M = llvm::any_cast<const Module *>(&IR))
+    (*M)->print(OS, nullptr);
+  else if (const auto *F = llvm::any_cast<const Function *>(&IR))
+    (*F)->print(OS);
+  else if (const auto *C = llvm::any_cast<const LazyCallGraph::SCC *>(&IR))
+    for (const LazyCallGraph::Node &N : **C)
+      N.getFunction().print(OS);
+  else if (const auto *L = llvm::any_cast<const Loop *>(&IR))
+    (*L)->getHeader()->getParent()->print(OS);
+}
+
+void registerPrintAfter(PassInstrumentationCallbacks &PIC, const PrepareOptions &Opts) {
+  if (!Opts.PrintStream || Opts.PrintAfter.empty())
+    return;
+  PIC.registerAfterPassCallback(
+      [&PIC, &Opts](StringRef ClassName, Any IR, const PreservedAnalyses &) {
+        StringRef Name = PIC.getPassNameForClassName(ClassName);
+        if (!Name.empty() && wantsPrint(Opts, Name))
+          printUnit(*Opts.PrintStream, Name, IR);
+      });
+}
+
+// ---- The pipeline ---------------------------------------------------------
+
+/// -O0 still needs SSA (mem2reg) and no dead blocks for isel.
+FunctionPassManager minimalCleanup() {
+  FunctionPassManager FPM;
+  FPM.addPass(PromotePass());
+  FPM.addPass(SimplifyCFGPass());
+  return FPM;
+}
+
+/// After optimization: address spaces, scalars, CFG shape the back end
+/// accepts (structurization runs separately, see structurize()).
+FunctionPassManager shapingPasses(PrepTarget Target) {
+  FunctionPassManager FPM;
+  FPM.addPass(ExpandMemIntrinsicsPass());
+  FPM.addPass(LowerIsFpClassPass());
+  FPM.addPass(LowerKernelPointerArgsPass());
+  FPM.addPass(LowerAllocasToLocalPass());
+  FPM.addPass(InferAddressSpacesPass());
+  ScalarizerPassOptions Scalarize;
+  Scalarize.ScalarizeLoadStore = true;
+  FPM.addPass(ScalarizerPass(Scalarize));
+  FPM.addPass(LowerSwitchPass());
+  FPM.addPass(UnifyFunctionExitNodesPass());
+  if (Target == PrepTarget::Simt) {
+    FPM.addPass(FixIrreduciblePass());
+    FPM.addPass(UnifyLoopExitsPass());
+  }
+  return FPM;
+}
+
+/// StructurizeCFG with uniform regions skipped exists only as a legacy pass
+/// in LLVM 19 (the new-PM pass has no such option), so it runs in a legacy
+/// function pass manager with NVPTX's TTI for the uniformity analysis.
+void structurize(Module &M, TargetMachine &TM) {
+  legacy::FunctionPassManager FPM(&M);
+  FPM.add(createTargetTransformInfoWrapperPass(TM.getTargetIRAnalysis()));
+  FPM.add(createStructurizeCFGPass(/*SkipUniformRegions=*/true));
+  FPM.doInitialization();
+  for (Function &F : M)
+    if (!F.isDeclaration())
+      FPM.run(F);
+  FPM.doFinalization();
+}
+
+void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassInstrumentationCallbacks PIC;
+  PassBuilder PB(&TM, PipelineTuningOptions(), std::nullopt, &PIC);
+  PIC.addClassToPassName(LowerKernelPointerArgsPass::name(), "tandem-lower-kernel-args");
+  PIC.addClassToPassName(LowerAllocasToLocalPass::name(), "tandem-lower-alloca");
+  PIC.addClassToPassName(ExpandMemIntrinsicsPass::name(), "tandem-expand-mem-intrinsics");
+  PIC.addClassToPassName(LowerIsFpClassPass::name(), "tandem-lower-is-fpclass");
+  registerPrintAfter(PIC, Opts);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+
+  ModulePassManager MPM;
+  MPM.addPass(AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
+  if (Opts.OptLevel == 0)
+    MPM.addPass(createModuleToFunctionPassAdaptor(minimalCleanup()));
+  else
+    MPM.addPass(PB.buildPerModuleDefaultPipeline(optimizationLevel(Opts.OptLevel)));
+  MPM.addPass(createModuleToFunctionPassAdaptor(shapingPasses(Opts.Target)));
+  MPM.run(M, MAM);
+
+  if (Opts.Target == PrepTarget::Simt) {
+    structurize(M, TM);
+    if (wantsPrint(Opts, "structurizecfg")) {
+      *Opts.PrintStream << "; *** IR Dump After structurizecfg ***\n";
+      M.print(*Opts.PrintStream, nullptr);
+    }
+  }
+}
+
+// ---- After the pipeline: what the back end cannot take -------------------
+
+bool mentionsType(const Instruction &I, function_ref<bool(Type *)> Pred) {
+  if (Pred(I.getType()))
+    return true;
+  for (const Use &Op : I.operands())
+    if (Pred(Op->getType()))
+      return true;
+  if (auto *AI = dyn_cast<AllocaInst>(&I))
+    return Pred(AI->getAllocatedType());
+  return false;
+}
+
+bool isDouble(Type *T) { return T->getScalarType()->isDoubleTy(); }
+bool isWideInteger(Type *T) {
+  return T->getScalarType()->isIntegerTy() && T->getScalarSizeInBits() > 64;
+}
+
+std::optional<unsigned> memoryAccessAddressSpace(const Instruction &I) {
+  if (auto *L = dyn_cast<LoadInst>(&I))
+    return L->getPointerAddressSpace();
+  if (auto *S = dyn_cast<StoreInst>(&I))
+    return S->getPointerAddressSpace();
+  if (auto *A = dyn_cast<AtomicRMWInst>(&I))
+    return A->getPointerAddressSpace();
+  if (auto *C = dyn_cast<AtomicCmpXchgInst>(&I))
+    return C->getPointerAddressSpace();
+  return std::nullopt;
+}
+
+void checkInstruction(const Instruction &I, PrepTarget Target, Problems &P) {
+  if (auto *Call = dyn_cast<CallBase>(&I)) {
+    const Function *Callee = Call->getCalledFunction();
+    if (Call->isInlineAsm())
+      P.add(I, "inline assembly", "inline PTX assembly has no SIMT equivalent; remove it");
+    else if (!Callee)
+      P.add(I, "indirect call", "function pointers are not supported");
+    else if (!Callee->isIntrinsic())
+      P.add(I, formatv("call to '{0}', which is not defined", readableName(*Callee)).str(),
+            Callee->getName().starts_with("__tandem_")
+                ? "the front end links the device math library; load the kernel through it"
+                : "define the function in the kernel source (the back end inlines every "
+                  "call; there is no device library besides the math functions)");
+  }
+  if (Target == PrepTarget::Simt && mentionsType(I, isDouble))
+    P.add(I, "double-precision (f64) value",
+          "the SIMT target has no f64; use float (f suffix on literals: 1.0f, sqrtf)");
+  if (mentionsType(I, isWideInteger))
+    P.add(I, "integer wider than 64 bits", "use 32-bit (or 64-bit) integers");
+  if (mentionsType(I, [](Type *T) { return T->isVectorTy(); }))
+    P.add(I, "vector value left after scalarization",
+          "please report this; vector operations should be scalarized");
+  if (auto *AI = dyn_cast<AllocaInst>(&I); AI && !AI->isStaticAlloca())
+    P.add(I, "dynamically sized stack allocation",
+          "give local arrays a compile-time size (no alloca or variable-length arrays)");
+  if (isa<VAArgInst>(&I))
+    P.add(I, "variadic argument access", "variadic functions are not supported");
+  if (std::optional<unsigned> AS = memoryAccessAddressSpace(I); AS && *AS == GenericAS)
+    P.add(I, "memory access through a generic pointer whose address space is unknown",
+          "the SIMT target needs to know whether a pointer is global, __shared__ or local; "
+          "avoid selecting between pointers to different memories and storing pointers in "
+          "memory");
+}
+
+void checkGlobals(Module &M, Problems &P) {
+  for (GlobalVariable &G : M.globals()) {
+    if (G.getName().starts_with("llvm.") || G.use_empty())
+      continue;
+    if (G.getAddressSpace() == SharedAS)
+      continue;
+    P.add(formatv("global variable '{0}' in address space {1} is not supported: the SIMT "
+                  "target supports __shared__ variables only (no __device__ or "
+                  "__constant__ variables and no constant tables yet); pass the data as a "
+                  "kernel argument",
+                  demangle(G.getName().str()), G.getAddressSpace())
+              .str());
+  }
+}
+
+void checkFunctions(Module &M, PrepTarget Target, Problems &P) {
+  for (Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    if (F.isVarArg())
+      P.add(formatv("function '{0}' is variadic, which is not supported", readableName(F))
+                .str());
+    for (Instruction &I : instructions(F))
+      checkInstruction(I, Target, P);
+  }
+}
+
+/// Functions left after inlining that nothing calls (e.g. a non-kernel
+/// function with external linkage in a .ll input) are dropped, so checks
+/// and isel see kernels only.
+void dropUnusedNonKernels(Module &M) {
+  for (Function &F : make_early_inc_range(M))
+    if (!F.isDeclaration() && !isKernel(F) && F.use_empty())
+      F.eraseFromParent();
+}
+
+} // namespace
+
+Error prepareModule(Module &M, const PrepareOptions &Opts) {
+  if (Opts.OptLevel > 3)
+    return createStringError(formatv("-O{0}: the levels are -O0 to -O3", Opts.OptLevel));
+  Expected<std::unique_ptr<TargetMachine>> TM = createTargetMachine(M);
+  if (!TM)
+    return TM.takeError();
+
+  Problems Before;
+  checkCallGraph(M, Before);
+  if (Error E = Before.take())
+    return E;
+  markForInlining(M);
+
+  runPipeline(M, **TM, Opts);
+  dropUnusedNonKernels(M);
+
+  std::string VerifierText;
+  raw_string_ostream VerifierOS(VerifierText);
+  if (verifyModule(M, &VerifierOS))
+    return createStringError("internal compiler error: IR preparation produced an invalid "
+                             "module:\n" +
+                             VerifierText);
+
+  Problems After;
+  checkGlobals(M, After);
+  checkFunctions(M, Opts.Target, After);
+  if (Error E = After.take())
+    return E;
+
+  if (wantsPrint(Opts, "prepare")) {
+    *Opts.PrintStream << "; *** IR Dump After prepare ***\n";
+    M.print(*Opts.PrintStream, nullptr);
+  }
+  return Error::success();
+}
+
+} // namespace tandem::isel

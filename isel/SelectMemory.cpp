@@ -1,0 +1,456 @@
+//===- SelectMemory.cpp - simt lowering rules: addresses and memory -------===//
+//
+// getelementptr, load, store, atomicrmw, cmpxchg (+ its extractvalue).
+//
+// Address spaces: 1 global, 3 shared, 5 local come from the pointer type.
+// A generic pointer (address space 0, where preparation could not infer one)
+// is traced to its origins: kernel parameters and pointers loaded from memory
+// are global, allocas local, __shared__ variables shared, an addrspacecast
+// says where it came from. Mixed or unknown origins are an error: simt has no
+// generic addressing.
+//
+// Addresses are folded: constant GEP offsets (and casts) become the simm12
+// of the memory instruction, also the constant part of a GEP with variable
+// indices (its own add is then dead); a constant address (a __shared__
+// variable, an alloca) becomes [r0 + offset].
+//
+// Opcodes are looked up by mnemonic (`ld.<space>.<u|s><bits>`, `atom.<space>.
+// <op>`) so no table of memory opcodes is repeated here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SelectSimtImpl.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace llvm;
+
+namespace tandem::isel::detail {
+
+static StringRef spaceName(simt::MemSpace S) {
+  switch (S) {
+  case simt::MemSpace::Global: return "global";
+  case simt::MemSpace::Shared: return "shared";
+  case simt::MemSpace::Local: return "local";
+  case simt::MemSpace::Param: return "param";
+  case simt::MemSpace::Const: return "const";
+  default: return "none";
+  }
+}
+
+static Opcode mnemonicOpcode(const Twine &Mnemonic) {
+  std::optional<Opcode> O = simt::lookupMnemonic(Mnemonic.str());
+  assert(O && "memory mnemonic missing from the simt tables");
+  return *O;
+}
+
+//===----------------------------------------------------------------------===//
+// Address spaces
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Collects the address spaces a generic pointer may point into.
+struct SpaceTracer {
+  SmallPtrSet<const Value *, 16> Seen;
+  SmallVector<simt::MemSpace, 2> Spaces;
+  bool Unknown = false;
+
+  void add(simt::MemSpace S) {
+    if (!llvm::is_contained(Spaces, S))
+      Spaces.push_back(S);
+  }
+
+  static std::optional<simt::MemSpace> fromAS(unsigned AS) {
+    switch (AS) {
+    case 1: return simt::MemSpace::Global;
+    case 3: return simt::MemSpace::Shared;
+    case 5: return simt::MemSpace::Local;
+    case 4: return simt::MemSpace::Const;
+    default: return std::nullopt;
+    }
+  }
+
+  void trace(const Value *V) {
+    if (!Seen.insert(V).second)
+      return;
+    if (std::optional<simt::MemSpace> S = fromAS(V->getType()->getPointerAddressSpace()))
+      return add(*S);
+    if (isa<Argument>(V) || isa<LoadInst>(V))
+      return add(simt::MemSpace::Global);
+    if (isa<AllocaInst>(V))
+      return add(simt::MemSpace::Local);
+    if (isa<ConstantPointerNull>(V) || isa<UndefValue>(V))
+      return;
+    if (const auto *GV = dyn_cast<GlobalVariable>(V)) {
+      if (auto S = fromAS(GV->getAddressSpace()))
+        return add(*S);
+      return add(simt::MemSpace::Global);
+    }
+    if (const auto *Op = dyn_cast<Operator>(V)) {
+      switch (Op->getOpcode()) {
+      case Instruction::GetElementPtr:
+      case Instruction::BitCast:
+      case Instruction::AddrSpaceCast:
+        return trace(Op->getOperand(0));
+      case Instruction::Select:
+        trace(Op->getOperand(1));
+        return trace(Op->getOperand(2));
+      case Instruction::PHI:
+        for (const Value *In : cast<PHINode>(Op)->incoming_values())
+          trace(In);
+        return;
+      default:
+        break;
+      }
+    }
+    Unknown = true;
+  }
+};
+} // namespace
+
+Expected<simt::MemSpace> Selector::memSpaceOf(Value *Ptr, const Instruction &User) {
+  SpaceTracer T;
+  T.trace(Ptr);
+  if (T.Unknown || T.Spaces.size() != 1)
+    return cannotSelect(User, "cannot tell which memory space (global, shared or local) this "
+                              "pointer points into; simt has no generic addressing. Keep "
+                              "shared and local pointers apart from global ones");
+  if (T.Spaces[0] == simt::MemSpace::Const)
+    return cannotSelect(User, "__constant__ memory is not supported on simt yet");
+  return T.Spaces[0];
+}
+
+//===----------------------------------------------------------------------===//
+// Addresses
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> Selector::constantAddress(Value *Ptr) {
+  const DataLayout &DL = F.getDataLayout();
+  int64_t Off = 0;
+  for (Value *V = Ptr;;) {
+    if (auto *GEP = dyn_cast<GEPOperator>(V)) {
+      APInt C(DL.getIndexTypeSizeInBits(GEP->getType()), 0);
+      if (!GEP->accumulateConstantOffset(DL, C))
+        return std::nullopt;
+      Off += C.getSExtValue();
+      V = GEP->getPointerOperand();
+      continue;
+    }
+    if (auto *Op = dyn_cast<Operator>(V);
+        Op && (Op->getOpcode() == Instruction::BitCast ||
+               Op->getOpcode() == Instruction::AddrSpaceCast)) {
+      V = Op->getOperand(0);
+      continue;
+    }
+    if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 3)
+      return Off + sharedOffset(GV);
+    if (auto *AI = dyn_cast<AllocaInst>(V))
+      if (std::optional<uint32_t> L = localOffset(AI))
+        return Off + *L;
+    if (isa<ConstantPointerNull>(V))
+      return Off;
+    return std::nullopt;
+  }
+}
+
+Expected<Address> Selector::addressOf(Value *Ptr) {
+  const DataLayout &DL = F.getDataLayout();
+  int64_t Off = 0;
+  Value *V = Ptr;
+  for (;;) {
+    if (std::optional<int64_t> C = constantAddress(V))
+      return Address{0, Off + *C};
+    // A GEP selected already: its variable part + its constant offset.
+    if (auto It = GEPParts.find(V); It != GEPParts.end())
+      return Address{It->second.Base, Off + It->second.Offset};
+    if (auto *GEP = dyn_cast<GEPOperator>(V)) {
+      APInt C(DL.getIndexTypeSizeInBits(GEP->getType()), 0);
+      if (GEP->accumulateConstantOffset(DL, C)) {
+        Off += C.getSExtValue();
+        V = GEP->getPointerOperand();
+        continue;
+      }
+    }
+    if (auto *Op = dyn_cast<Operator>(V);
+        Op && (Op->getOpcode() == Instruction::BitCast ||
+               Op->getOpcode() == Instruction::AddrSpaceCast)) {
+      V = Op->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  Expected<Reg> Base = regOf(V);
+  if (!Base)
+    return Base.takeError();
+  return Address{*Base, Off};
+}
+
+/// Base + offset where the offset fits \p O's simm12 (and \p Extra more
+/// bytes, for the second word of an i64); else the offset moves into the base.
+static Address fitOffset(Selector &S, Address A, Opcode O, int64_t Extra = 0) {
+  if (Selector::fitsImm(O, A.Offset) && Selector::fitsImm(O, A.Offset + Extra))
+    return A;
+  Reg Base = A.Base == 0 ? S.loadImm(A.Offset)
+                         : S.emitRI(Opcode::ADDI, Opcode::ADD, A.Base, A.Offset);
+  return Address{Base, 0};
+}
+
+//===----------------------------------------------------------------------===//
+// getelementptr (when not folded into a memory access)
+//===----------------------------------------------------------------------===//
+//
+// address = base + sum(index * stride) + constant; strides that are powers of
+// two shift. Indices are sign-extended to 32 bits (an i64 index uses its low
+// word: pointers are 32-bit, arithmetic wraps).
+
+Error Selector::selectGEP(GetElementPtrInst &GEP) {
+  if (std::optional<int64_t> C = constantAddress(&GEP)) {
+    emit(mir::LI, {Operand::def(result(&GEP)), Operand::imm(static_cast<int32_t>(*C))});
+    return Error::success();
+  }
+  const DataLayout &DL = F.getDataLayout();
+  int64_t Off = 0;
+  Reg Acc = mir::NoReg;
+  Value *Base = GEP.getPointerOperand();
+  if (std::optional<int64_t> C = constantAddress(Base)) {
+    Off += *C;
+  } else {
+    Expected<Reg> R = regOf(Base);
+    if (!R)
+      return R.takeError();
+    Acc = *R;
+  }
+  for (gep_type_iterator GTI = gep_type_begin(GEP), E = gep_type_end(GEP); GTI != E; ++GTI) {
+    Value *Idx = GTI.getOperand();
+    if (StructType *ST = GTI.getStructTypeOrNull()) {
+      Off += DL.getStructLayout(ST)->getElementOffset(cast<ConstantInt>(Idx)->getZExtValue());
+      continue;
+    }
+    int64_t Stride = GTI.getSequentialElementStride(DL);
+    if (auto *C = dyn_cast<ConstantInt>(Idx)) {
+      Off += C->getSExtValue() * Stride;
+      continue;
+    }
+    Reg R;
+    if (Idx->getType()->isIntegerTy(64)) {
+      Expected<ValueRegs> W = regsOf(Idx);
+      if (!W)
+        return W.takeError();
+      R = W->Lo;
+    } else {
+      Expected<Reg> N = regOf(Idx, Ext::Sext);
+      if (!N)
+        return N.takeError();
+      R = *N;
+    }
+    Reg Scaled = R;
+    if (Stride != 1)
+      Scaled = isPowerOf2_64(Stride) ? emitRI(Opcode::SHLI, Opcode::SHL, R, Log2_64(Stride))
+                                     : emitRI(Opcode::MULI, Opcode::MUL, R, Stride);
+    Acc = Acc == mir::NoReg ? Scaled : emitRR(Opcode::ADD, Acc, Scaled);
+  }
+  Off = static_cast<int32_t>(Off);
+  if (Acc != mir::NoReg)
+    GEPParts[&GEP] = Address{Acc, Off};
+  if (Acc == mir::NoReg) {
+    emit(mir::LI, {Operand::def(result(&GEP)), Operand::imm(Off)});
+    return Error::success();
+  }
+  if (Off == 0) {
+    bindResult(GEP, {Acc, mir::NoReg});
+    return Error::success();
+  }
+  emitRI(Opcode::ADDI, Opcode::ADD, result(&GEP), Acc, Off);
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// load store
+//===----------------------------------------------------------------------===//
+
+static Error checkAlignment(Selector &S, Instruction &I, Align A, unsigned Bytes) {
+  if (A.value() >= std::min(Bytes, 4u))
+    return Error::success();
+  return S.cannotSelect(I, formatv("the access is aligned to {0} bytes; simt needs {1}-byte "
+                                   "alignment",
+                                   A.value(), std::min(Bytes, 4u))
+                               .str());
+}
+
+/// Narrow loads extend in hardware; a value only ever sign-extended is
+/// loaded with the signed form so the sext is free.
+Error Selector::selectLoad(LoadInst &L) {
+  Type *T = L.getType();
+  unsigned Bits = bitsOf(T);
+  unsigned Bytes = Bits == 1 ? 1 : (T->isIntegerTy(64) ? 8 : Bits / 8);
+  if (Error E = checkAlignment(*this, L, L.getAlign(), Bytes))
+    return E;
+  Expected<simt::MemSpace> Space = memSpaceOf(L.getPointerOperand(), L);
+  if (!Space)
+    return Space.takeError();
+  Expected<Address> Addr = addressOf(L.getPointerOperand());
+  if (!Addr)
+    return Addr.takeError();
+  StringRef SpaceStr = spaceName(*Space);
+  if (Bytes == 8) {
+    Opcode O = mnemonicOpcode("ld." + SpaceStr + ".u32");
+    Address A = fitOffset(*this, *Addr, O, 4);
+    ValueRegs D = resultRegs(&L);
+    emit(O, {Operand::def(D.Lo), Operand::use(A.Base), Operand::imm(A.Offset)});
+    emit(O, {Operand::def(D.Hi), Operand::use(A.Base), Operand::imm(A.Offset + 4)});
+    return Error::success();
+  }
+  bool Signed = Bytes < 4 && Bits > 1 && !L.use_empty() &&
+                llvm::all_of(L.users(), [](User *U) { return isa<SExtInst>(U); });
+  Opcode O = mnemonicOpcode("ld." + SpaceStr + (Signed ? ".s" : ".u") + Twine(Bytes * 8));
+  Address A = fitOffset(*this, *Addr, O);
+  Reg Dst = result(&L);
+  emit(O, {Operand::def(Dst), Operand::use(A.Base), Operand::imm(A.Offset)});
+  if (Bytes < 4) {
+    if (Signed)
+      noteSext(Dst, Bytes * 8);
+    else
+      noteZext(Dst, Bytes * 8);
+  }
+  return Error::success();
+}
+
+/// Narrow stores write the low bytes; an i1 is stored as a 0/1 byte.
+Error Selector::selectStore(StoreInst &S) {
+  Value *Val = S.getValueOperand();
+  Type *T = Val->getType();
+  unsigned Bits = bitsOf(T);
+  unsigned Bytes = Bits == 1 ? 1 : (T->isIntegerTy(64) ? 8 : Bits / 8);
+  if (Error E = checkAlignment(*this, S, S.getAlign(), Bytes))
+    return E;
+  Expected<simt::MemSpace> Space = memSpaceOf(S.getPointerOperand(), S);
+  if (!Space)
+    return Space.takeError();
+  Expected<Address> Addr = addressOf(S.getPointerOperand());
+  if (!Addr)
+    return Addr.takeError();
+  StringRef SpaceStr = spaceName(*Space);
+  if (Bytes == 8) {
+    Expected<ValueRegs> V = regsOf(Val);
+    if (!V)
+      return V.takeError();
+    Opcode O = mnemonicOpcode("st." + SpaceStr + ".u32");
+    Address A = fitOffset(*this, *Addr, O, 4);
+    emit(O, {Operand::use(A.Base), Operand::imm(A.Offset), Operand::use(V->Lo)});
+    emit(O, {Operand::use(A.Base), Operand::imm(A.Offset + 4), Operand::use(V->Hi)});
+    return Error::success();
+  }
+  Expected<Reg> V = regOf(Val, Bits == 1 ? Ext::Zext : Ext::Any);
+  if (!V)
+    return V.takeError();
+  Opcode O = mnemonicOpcode("st." + SpaceStr + ".u" + Twine(Bytes * 8));
+  Address A = fitOffset(*this, *Addr, O);
+  emit(O, {Operand::use(A.Base), Operand::imm(A.Offset), Operand::use(*V)});
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// atomicrmw cmpxchg
+//===----------------------------------------------------------------------===//
+//
+// atom.<space>.<op> rd, [rs1], rs2 returns the old value; the address has no
+// offset field, so a folded offset is added first. sub is add of the
+// negation. Orderings and scopes need nothing: simt atomics are applied in
+// order, lanes of a warp in lane order.
+
+static Expected<Reg> atomicAddress(Selector &S, Instruction &I, Value *Ptr, StringRef &Space) {
+  Expected<simt::MemSpace> Sp = S.memSpaceOf(Ptr, I);
+  if (!Sp)
+    return Sp.takeError();
+  if (*Sp != simt::MemSpace::Global && *Sp != simt::MemSpace::Shared)
+    return S.cannotSelect(I, "simt atomics work on global and shared memory only");
+  Space = spaceName(*Sp);
+  Expected<Address> A = S.addressOf(Ptr);
+  if (!A)
+    return A.takeError();
+  if (A->Offset == 0)
+    return A->Base;
+  if (A->Base == 0)
+    return S.loadImm(A->Offset);
+  return S.emitRI(Opcode::ADDI, Opcode::ADD, A->Base, A->Offset);
+}
+
+Error Selector::selectAtomicRMW(AtomicRMWInst &I) {
+  Type *T = I.getType();
+  if (!(T->isIntegerTy(32) || T->isFloatTy() || T->isPointerTy()))
+    return cannotSelect(I, "simt atomics are 32-bit only");
+  StringRef Op;
+  bool Negate = false;
+  switch (I.getOperation()) {
+  case AtomicRMWInst::Add: Op = "add"; break;
+  case AtomicRMWInst::Sub: Op = "add"; Negate = true; break;
+  case AtomicRMWInst::FAdd: Op = "fadd"; break;
+  case AtomicRMWInst::Min: Op = "min"; break;
+  case AtomicRMWInst::Max: Op = "max"; break;
+  case AtomicRMWInst::UMin: Op = "minu"; break;
+  case AtomicRMWInst::UMax: Op = "maxu"; break;
+  case AtomicRMWInst::Xchg: Op = "exch"; break;
+  default:
+    return cannotSelect(I, formatv("simt has no atomic {0} (it has add, fadd, min, max, minu, "
+                                   "maxu, exch and cas)",
+                                   AtomicRMWInst::getOperationName(I.getOperation()))
+                               .str());
+  }
+  StringRef Space;
+  Expected<Reg> Addr = atomicAddress(*this, I, I.getPointerOperand(), Space);
+  if (!Addr)
+    return Addr.takeError();
+  Expected<Reg> V = regOf(I.getValOperand());
+  if (!V)
+    return V.takeError();
+  Reg Val = Negate ? emitRR(Opcode::SUB, 0, *V) : *V;
+  emit(mnemonicOpcode("atom." + Space + "." + Op),
+       {Operand::def(result(&I)), Operand::use(*Addr), Operand::use(Val)});
+  return Error::success();
+}
+
+/// cmpxchg yields {old, success}; success = (old == expected). Its
+/// extractvalues pick one of the two registers.
+Error Selector::selectCmpXchg(AtomicCmpXchgInst &I) {
+  Type *T = I.getCompareOperand()->getType();
+  if (!(T->isIntegerTy(32) || T->isPointerTy() || T->isFloatTy()))
+    return cannotSelect(I, "simt atomics are 32-bit only");
+  StringRef Space;
+  Expected<Reg> Addr = atomicAddress(*this, I, I.getPointerOperand(), Space);
+  if (!Addr)
+    return Addr.takeError();
+  Expected<Reg> Cmp = regOf(I.getCompareOperand()), New = regOf(I.getNewValOperand());
+  if (!Cmp)
+    return Cmp.takeError();
+  if (!New)
+    return New.takeError();
+  ValueRegs &P = PairValues[&I];
+  if (P.Lo == mir::NoReg) {
+    P.Lo = Fn->newVReg(!UI.isDivergent(&I));
+    P.Hi = Fn->newVReg(!UI.isDivergent(&I));
+  }
+  emit(mnemonicOpcode("atom." + Space + ".cas"),
+       {Operand::def(P.Lo), Operand::use(*Addr), Operand::use(*Cmp), Operand::use(*New)});
+  emit(Opcode::SETEQ, {Operand::def(P.Hi), Operand::use(P.Lo), Operand::use(*Cmp)});
+  noteZext(P.Hi, 1);
+  return Error::success();
+}
+
+Error Selector::selectExtractValue(ExtractValueInst &I) {
+  auto *CX = dyn_cast<AtomicCmpXchgInst>(I.getAggregateOperand());
+  if (!CX || I.getNumIndices() != 1 || I.getIndices()[0] > 1)
+    return cannotSelect(I, "aggregates are supported only as the result of cmpxchg");
+  ValueRegs &P = PairValues[CX];
+  if (P.Lo == mir::NoReg) { // the cmpxchg is laid out after this use
+    P.Lo = Fn->newVReg(!UI.isDivergent(CX));
+    P.Hi = Fn->newVReg(!UI.isDivergent(CX));
+  }
+  bindResult(I, {I.getIndices()[0] == 0 ? P.Lo : P.Hi, mir::NoReg});
+  return Error::success();
+}
+
+} // namespace tandem::isel::detail

@@ -1,0 +1,594 @@
+//===- SelectOps.cpp - simt lowering rules: arithmetic, compares, casts ---===//
+//
+// Rules for 32-bit-or-narrower values (i64 is SelectWide.cpp's), grouped by
+// IR opcode. The pattern table (SimtPatterns.td) is tried first wherever it
+// can express the operation; these rules add what a one-to-one pattern
+// cannot: operand extension for narrow integers, compare predicates,
+// contraction, special registers, warp operations.
+//
+// Invariant relied on and kept (SelectSimtImpl.h): the upper bits of an
+// i1/i8/i16 register are undefined; a rule that reads them extends first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SelectSimtImpl.h"
+
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace llvm;
+
+namespace tandem::isel::detail {
+
+static Error patternOrFail(Selector &S, Instruction &I, StringRef IRName, ArrayRef<PatArg> Args,
+                           Reg Dst) {
+  Expected<bool> Done = S.selectByPattern(IRName, Args, Dst);
+  if (!Done)
+    return Done.takeError();
+  return *Done ? Error::success() : S.cannotSelect(I);
+}
+
+//===----------------------------------------------------------------------===//
+// add sub mul and or xor shl lshr ashr udiv sdiv urem srem (i1..i32)
+//===----------------------------------------------------------------------===//
+//
+// Narrow operands are extended where the result depends on their upper bits:
+// right shifts and division read the whole register; every shift amount is
+// zero-extended (garbage above it would make a small count look >= 32).
+
+Error Selector::selectBinary(BinaryOperator &I) {
+  unsigned Bits = bitsOf(I.getType());
+  Ext A = Ext::Any, B = Ext::Any;
+  switch (I.getOpcode()) {
+  case Instruction::Shl:
+    B = Ext::Zext;
+    break;
+  case Instruction::LShr:
+  case Instruction::UDiv:
+  case Instruction::URem:
+    A = B = Ext::Zext;
+    break;
+  case Instruction::AShr:
+    A = Ext::Sext;
+    B = Ext::Zext;
+    break;
+  case Instruction::SDiv:
+  case Instruction::SRem:
+    A = B = Ext::Sext;
+    break;
+  default:
+    break;
+  }
+  Reg Dst = result(&I);
+  if (Error E = patternOrFail(*this, I, I.getOpcodeName(), {{I.getOperand(0), A}, {I.getOperand(1), B}},
+                              Dst))
+    return E;
+  if (Bits < 32 && A == Ext::Zext)
+    noteZext(Dst, Bits); // lshr, udiv, urem of zero-extended operands
+  if (Bits < 32 && A == Ext::Sext)
+    noteSext(Dst, Bits);
+  // Logic on 0/1 values stays 0/1: keeps i1 and/or/xor branch conditions
+  // free of re-normalization.
+  auto ZextBits = [&](Value *V) -> std::optional<unsigned> {
+    if (auto *C = dyn_cast<ConstantInt>(V))
+      return C->getValue().getActiveBits();
+    auto R = Values.find(V);
+    if (R == Values.end() || !ZextWidth.count(R->second.Lo))
+      return std::nullopt;
+    return ZextWidth.lookup(R->second.Lo);
+  };
+  if (I.getOpcode() == Instruction::Or || I.getOpcode() == Instruction::Xor ||
+      I.getOpcode() == Instruction::And) {
+    std::optional<unsigned> WA = ZextBits(I.getOperand(0)), WB = ZextBits(I.getOperand(1));
+    if (WA && WB)
+      noteZext(Dst, std::max(std::max(*WA, *WB), 1u));
+    else if (I.getOpcode() == Instruction::And && (WA || WB))
+      noteZext(Dst, std::max(WA ? *WA : *WB, 1u));
+  }
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// icmp (i1..i32, pointers)
+//===----------------------------------------------------------------------===//
+//
+// The ISA has eq/ne/lt/le register forms, signed and unsigned, and
+// eq/ne/lt/gt immediate forms. gt/ge with registers swap the operands;
+// le/ge with an immediate become lt/gt with the immediate moved by one.
+
+void Selector::emitIntCompare(CmpInst::Predicate P, Reg Dst, Reg A, Reg B) {
+  Opcode O;
+  bool Swap = false;
+  switch (P) {
+  case CmpInst::ICMP_EQ: O = Opcode::SETEQ; break;
+  case CmpInst::ICMP_NE: O = Opcode::SETNE; break;
+  case CmpInst::ICMP_SLT: O = Opcode::SETLT; break;
+  case CmpInst::ICMP_SLE: O = Opcode::SETLE; break;
+  case CmpInst::ICMP_SGT: O = Opcode::SETLT; Swap = true; break;
+  case CmpInst::ICMP_SGE: O = Opcode::SETLE; Swap = true; break;
+  case CmpInst::ICMP_ULT: O = Opcode::SETLTU; break;
+  case CmpInst::ICMP_ULE: O = Opcode::SETLEU; break;
+  case CmpInst::ICMP_UGT: O = Opcode::SETLTU; Swap = true; break;
+  default: O = Opcode::SETLEU; Swap = true; break; // uge
+  }
+  if (Swap)
+    std::swap(A, B);
+  emit(O, {Operand::def(Dst), Operand::use(A), Operand::use(B)});
+  noteZext(Dst, 1);
+}
+
+Error Selector::emitIntCompareValues(CmpInst::Predicate P, Value *A, Value *B, Reg Dst) {
+  if (isa<ConstantInt>(A) && !isa<ConstantInt>(B)) {
+    std::swap(A, B);
+    P = CmpInst::getSwappedPredicate(P);
+  }
+  Ext E = CmpInst::isSigned(P) ? Ext::Sext : Ext::Zext;
+  Expected<Reg> RA = regOf(A, E);
+  if (!RA)
+    return RA.takeError();
+  auto *C = dyn_cast<ConstantInt>(B);
+  if (!C) {
+    Expected<Reg> RB = regOf(B, E);
+    if (!RB)
+      return RB.takeError();
+    emitIntCompare(P, Dst, *RA, *RB);
+    return Error::success();
+  }
+  // The constant as the 32-bit register value the operand is compared with.
+  int64_t K = constValue(*C, E);
+  uint32_t UK = static_cast<uint32_t>(K);
+  auto Imm = [&](Opcode O, int64_t V) -> Error {
+    emit(O, {Operand::def(Dst), Operand::use(*RA), Operand::imm(V)});
+    noteZext(Dst, 1);
+    return Error::success();
+  };
+  auto Signed32 = [](uint32_t V) { return static_cast<int64_t>(static_cast<int32_t>(V)); };
+  switch (P) {
+  case CmpInst::ICMP_EQ:
+  case CmpInst::ICMP_NE:
+  case CmpInst::ICMP_SLT:
+  case CmpInst::ICMP_ULT: {
+    Opcode O = P == CmpInst::ICMP_EQ    ? Opcode::SETEQI
+               : P == CmpInst::ICMP_NE  ? Opcode::SETNEI
+               : P == CmpInst::ICMP_SLT ? Opcode::SETLTI
+                                        : Opcode::SETLTUI;
+    if (fitsImm(O, K))
+      return Imm(O, K);
+    break;
+  }
+  case CmpInst::ICMP_SGT:
+    if (fitsImm(Opcode::SETGTI, K))
+      return Imm(Opcode::SETGTI, K);
+    break;
+  case CmpInst::ICMP_UGT:
+    if (fitsImm(Opcode::SETGTUI, K))
+      return Imm(Opcode::SETGTUI, K);
+    break;
+  case CmpInst::ICMP_SLE: // x <= K  <=>  x < K+1 unless K is the largest value
+    if (K != INT32_MAX && fitsImm(Opcode::SETLTI, K + 1))
+      return Imm(Opcode::SETLTI, K + 1);
+    break;
+  case CmpInst::ICMP_SGE:
+    if (K != INT32_MIN && fitsImm(Opcode::SETGTI, K - 1))
+      return Imm(Opcode::SETGTI, K - 1);
+    break;
+  case CmpInst::ICMP_ULE:
+    if (UK != UINT32_MAX && fitsImm(Opcode::SETLTUI, Signed32(UK + 1)))
+      return Imm(Opcode::SETLTUI, Signed32(UK + 1));
+    break;
+  case CmpInst::ICMP_UGE:
+    if (UK != 0 && fitsImm(Opcode::SETGTUI, Signed32(UK - 1)))
+      return Imm(Opcode::SETGTUI, Signed32(UK - 1));
+    break;
+  default:
+    break;
+  }
+  emitIntCompare(P, Dst, *RA, loadImm(K));
+  return Error::success();
+}
+
+Error Selector::selectICmp(ICmpInst &I) {
+  return emitIntCompareValues(I.getPredicate(), I.getOperand(0), I.getOperand(1), result(&I));
+}
+
+//===----------------------------------------------------------------------===//
+// fcmp
+//===----------------------------------------------------------------------===//
+//
+// fset{eq,ne,lt,le} are the ordered predicates (false on NaN) and fsetnan
+// tests "unordered". Each unordered predicate is the negation of an ordered
+// one (ult = !oge), so it is that compare followed by xori 1.
+
+Error Selector::selectFCmp(FCmpInst &I) {
+  Reg Dst = result(&I);
+  noteZext(Dst, 1);
+  CmpInst::Predicate P = I.getPredicate();
+  if (P == CmpInst::FCMP_TRUE || P == CmpInst::FCMP_FALSE) {
+    emit(mir::LI, {Operand::def(Dst), Operand::imm(P == CmpInst::FCMP_TRUE)});
+    return Error::success();
+  }
+  bool Invert = CmpInst::isUnordered(P) && P != CmpInst::FCMP_UNO;
+  CmpInst::Predicate Ordered = Invert ? CmpInst::getInversePredicate(P) : P;
+  Expected<Reg> A = regOf(I.getOperand(0)), B = regOf(I.getOperand(1));
+  if (!A)
+    return A.takeError();
+  if (!B)
+    return B.takeError();
+  Reg RA = *A, RB = *B;
+  Opcode O;
+  bool InvertNan = false;
+  switch (Ordered) {
+  case CmpInst::FCMP_OEQ: O = Opcode::FSETEQ; break;
+  case CmpInst::FCMP_ONE: O = Opcode::FSETNE; break;
+  case CmpInst::FCMP_OLT: O = Opcode::FSETLT; break;
+  case CmpInst::FCMP_OLE: O = Opcode::FSETLE; break;
+  case CmpInst::FCMP_OGT: O = Opcode::FSETLT; std::swap(RA, RB); break;
+  case CmpInst::FCMP_OGE: O = Opcode::FSETLE; std::swap(RA, RB); break;
+  case CmpInst::FCMP_UNO: O = Opcode::FSETNAN; break;
+  case CmpInst::FCMP_ORD: O = Opcode::FSETNAN; InvertNan = true; break;
+  default:
+    return cannotSelect(I);
+  }
+  if (!Invert && !InvertNan) {
+    emit(O, {Operand::def(Dst), Operand::use(RA), Operand::use(RB)});
+    return Error::success();
+  }
+  Reg T = emitRR(O, RA, RB);
+  emit(Opcode::XORI, {Operand::def(Dst), Operand::use(T), Operand::imm(1)});
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// select
+//===----------------------------------------------------------------------===//
+
+Error Selector::selectSelect(SelectInst &I) {
+  if (!I.getType()->isIntegerTy(64))
+    return patternOrFail(*this, I, "select",
+                         {{I.getCondition(), Ext::Zext}, {I.getTrueValue()}, {I.getFalseValue()}},
+                         result(&I));
+  // i64: one sel per half.
+  Expected<Reg> C = regOf(I.getCondition(), Ext::Zext);
+  if (!C)
+    return C.takeError();
+  Expected<ValueRegs> T = regsOf(I.getTrueValue()), Fl = regsOf(I.getFalseValue());
+  if (!T)
+    return T.takeError();
+  if (!Fl)
+    return Fl.takeError();
+  ValueRegs D = resultRegs(&I);
+  emit(Opcode::SEL, {Operand::def(D.Lo), Operand::use(*C), Operand::use(T->Lo), Operand::use(Fl->Lo)});
+  emit(Opcode::SEL, {Operand::def(D.Hi), Operand::use(*C), Operand::use(T->Hi), Operand::use(Fl->Hi)});
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// casts: trunc zext sext, int<->float, and the no-ops
+//===----------------------------------------------------------------------===//
+//
+// Pointers are 32-bit, so ptrtoint/inttoptr/bitcast/addrspacecast and trunc
+// only rename registers. zext/sext do the extension the narrow source left
+// undefined; to i64 they also make the high word.
+
+Error Selector::selectCast(CastInst &I) {
+  Value *Src = I.getOperand(0);
+  Type *From = Src->getType(), *To = I.getType();
+  unsigned FromBits = bitsOf(From);
+  bool ToWide = To->isIntegerTy(64), FromWide = From->isIntegerTy(64);
+  switch (I.getOpcode()) {
+  case Instruction::Trunc:
+  case Instruction::PtrToInt:
+  case Instruction::IntToPtr:
+  case Instruction::BitCast:
+  case Instruction::AddrSpaceCast: {
+    if (I.getOpcode() == Instruction::IntToPtr && FromBits < 32) {
+      Expected<Reg> R = regOf(Src, Ext::Zext);
+      if (!R)
+        return R.takeError();
+      bindResult(I, {*R, mir::NoReg});
+      return Error::success();
+    }
+    Expected<ValueRegs> R = regsOf(Src);
+    if (!R)
+      return R.takeError();
+    ValueRegs Out = *R;
+    if (FromWide && !ToWide)
+      Out.Hi = mir::NoReg; // the low word
+    else if (ToWide && !FromWide)
+      Out.Hi = 0; // ptrtoint to i64: pointers are 32-bit unsigned
+    bindResult(I, Out);
+    return Error::success();
+  }
+  case Instruction::ZExt:
+  case Instruction::SExt: {
+    bool Signed = I.getOpcode() == Instruction::SExt;
+    Expected<Reg> R = regOf(Src, Signed ? Ext::Sext : Ext::Zext);
+    if (!R)
+      return R.takeError();
+    ValueRegs Out{*R, mir::NoReg};
+    if (ToWide)
+      Out.Hi = Signed ? emitRI(Opcode::SRAI, Opcode::SRA, *R, 31) : 0;
+    bindResult(I, Out);
+    return Error::success();
+  }
+  case Instruction::FPToSI:
+  case Instruction::FPToUI:
+  case Instruction::SIToFP:
+  case Instruction::UIToFP: {
+    if (ToWide || FromWide)
+      return cannotSelect(I, "conversions between 64-bit integers and float are not supported "
+                             "on simt; convert through int/unsigned");
+    Ext E = I.getOpcode() == Instruction::SIToFP   ? Ext::Sext
+            : I.getOpcode() == Instruction::UIToFP ? Ext::Zext
+                                                   : Ext::Any;
+    return patternOrFail(*this, I, I.getOpcodeName(), {{Src, E}}, result(&I));
+  }
+  default:
+    return cannotSelect(I);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// fadd fsub (with contraction)
+//===----------------------------------------------------------------------===//
+//
+// `fadd contract (fmul contract a, b), c` is one ffma when the product has no
+// other use (clang emits this shape for a*b+c under -ffp-contract=fast, the
+// CUDA default). The fmul itself was selected already; dead-code removal
+// drops it.
+
+Error Selector::selectFAddOrFSub(BinaryOperator &I) {
+  if (I.getOpcode() == Instruction::FAdd && I.hasAllowContract()) {
+    for (unsigned K = 0; K < 2; ++K) {
+      auto *Mul = dyn_cast<BinaryOperator>(I.getOperand(K));
+      if (!Mul || Mul->getOpcode() != Instruction::FMul || !Mul->hasAllowContract() ||
+          !Mul->hasOneUse() || Mul->getParent() != I.getParent())
+        continue;
+      return patternOrFail(*this, I, "llvm.fma",
+                           {{Mul->getOperand(0)}, {Mul->getOperand(1)}, {I.getOperand(1 - K)}},
+                           result(&I));
+    }
+  }
+  return patternOrFail(*this, I, I.getOpcodeName(), {{I.getOperand(0)}, {I.getOperand(1)}},
+                       result(&I));
+}
+
+//===----------------------------------------------------------------------===//
+// calls: intrinsics only
+//===----------------------------------------------------------------------===//
+
+Error Selector::selectCall(CallInst &I) {
+  if (I.isInlineAsm())
+    return cannotSelect(I, "inline assembly is not supported on simt");
+  if (auto *II = dyn_cast<IntrinsicInst>(&I))
+    return selectIntrinsic(*II);
+  return cannotSelect(I, "calls are not supported on simt; device functions must be inlined "
+                         "(mark them __forceinline__ or static)");
+}
+
+/// Extension a table-selected integer intrinsic needs on narrow operands.
+static Ext intrinsicOperandExt(Intrinsic::ID ID) {
+  switch (ID) {
+  case Intrinsic::smin:
+  case Intrinsic::smax:
+    return Ext::Sext;
+  case Intrinsic::umin:
+  case Intrinsic::umax:
+  case Intrinsic::ctpop:
+    return Ext::Zext;
+  default:
+    return Ext::Any;
+  }
+}
+
+Error Selector::selectFunnelShift(IntrinsicInst &II, Reg Dst, bool Left) {
+  Expected<Reg> A = regOf(II.getArgOperand(0));
+  if (!A)
+    return A.takeError();
+  Expected<Reg> B = regOf(II.getArgOperand(1));
+  if (!B)
+    return B.takeError();
+  // The word shifted left is a for fshl and the high half a for fshr too;
+  // only which of the two amounts is c & 31 differs.
+  if (auto *C = dyn_cast<ConstantInt>(II.getArgOperand(2))) {
+    unsigned K = C->getZExtValue() & 31;
+    if (K == 0) {
+      emit(mir::COPY, {Operand::def(Dst), Operand::use(Left ? *A : *B)});
+      return Error::success();
+    }
+    unsigned LeftAmount = Left ? K : 32 - K;
+    Reg Hi = emitRI(Opcode::SHLI, Opcode::SHL, *A, LeftAmount);
+    Reg Lo = emitRI(Opcode::SHRI, Opcode::SHR, *B, 32 - LeftAmount);
+    emit(Opcode::OR, {Operand::def(Dst), Operand::use(Hi), Operand::use(Lo)});
+    return Error::success();
+  }
+  Expected<Reg> C = regOf(II.getArgOperand(2));
+  if (!C)
+    return C.takeError();
+  Reg Amount = emitRI(Opcode::ANDI, Opcode::AND, *C, 31);
+  Reg Rest = emitRR(Opcode::SUB, loadImm(32), Amount);
+  Reg Hi = emitRR(Opcode::SHL, *A, Left ? Amount : Rest);
+  Reg Lo = emitRR(Opcode::SHR, *B, Left ? Rest : Amount);
+  emit(Opcode::OR, {Operand::def(Dst), Operand::use(Hi), Operand::use(Lo)});
+  return Error::success();
+}
+
+Error Selector::selectIntrinsic(IntrinsicInst &II) {
+  Intrinsic::ID ID = II.getIntrinsicID();
+  // Markers with no code.
+  if (II.isAssumeLikeIntrinsic() || ID == Intrinsic::donothing ||
+      ID == Intrinsic::experimental_noalias_scope_decl || ID == Intrinsic::invariant_start ||
+      ID == Intrinsic::invariant_end)
+    return Error::success();
+  StringRef Name = II.getCalledFunction()->getName();
+  if (Name.starts_with("llvm.nvvm."))
+    return selectNvvm(II, Name);
+  for (Value *Arg : II.args())
+    if (Arg->getType()->isIntegerTy(64) && ID != Intrinsic::ctlz && ID != Intrinsic::cttz)
+      return cannotSelect(II, "64-bit operands are not supported by this operation on simt");
+  if (II.getType()->isIntegerTy(64))
+    return cannotSelect(II, "64-bit results are not supported by this operation on simt");
+
+  Reg Dst = II.getType()->isVoidTy() ? mir::NoReg : result(&II);
+  unsigned Bits = II.getType()->isVoidTy() ? 32 : bitsOf(II.getType());
+  switch (ID) {
+  // ctlz: clz counts in 32 bits; a narrow value counts 32 - Bits fewer.
+  case Intrinsic::ctlz: {
+    Expected<Reg> X = regOf(II.getArgOperand(0), Ext::Zext);
+    if (!X)
+      return X.takeError();
+    if (Bits == 32) {
+      emit(Opcode::CLZ, {Operand::def(Dst), Operand::use(*X)});
+    } else {
+      Reg T = newReg();
+      emit(Opcode::CLZ, {Operand::def(T), Operand::use(*X)});
+      emitRI(Opcode::ADDI, Opcode::ADD, Dst, T, -int64_t(32 - Bits));
+    }
+    return Error::success();
+  }
+  // cttz: clz of the bit-reversed value; a narrow value gets a stop bit at
+  // position Bits so cttz(0) = Bits.
+  case Intrinsic::cttz: {
+    Expected<Reg> X = regOf(II.getArgOperand(0));
+    if (!X)
+      return X.takeError();
+    Reg In = Bits == 32 ? *X : emitRI(Opcode::ORI, Opcode::OR, *X, int64_t(1) << Bits);
+    Reg Rev = newReg();
+    emit(Opcode::BREV, {Operand::def(Rev), Operand::use(In)});
+    emit(Opcode::CLZ, {Operand::def(Dst), Operand::use(Rev)});
+    return Error::success();
+  }
+  // Funnel shifts (what LLVM makes of rotates): fshl(a, b, c) is the high
+  // word of (a:b) << (c & 31), fshr(a, b, c) the low word of (a:b) >> (c & 31).
+  // A shift by 32 - 0 = 32 gives 0 on simt (shl/shr), so c & 31 == 0 needs
+  // no special case.
+  case Intrinsic::fshl:
+  case Intrinsic::fshr:
+    if (Bits == 32)
+      return selectFunnelShift(II, Dst, ID == Intrinsic::fshl);
+    break;
+  // abs: max(x, -x); INT_MIN stays INT_MIN as in LLVM's wrapping form.
+  case Intrinsic::abs: {
+    Expected<Reg> X = regOf(II.getArgOperand(0), Ext::Sext);
+    if (!X)
+      return X.takeError();
+    Reg Neg = emitRR(Opcode::SUB, 0, *X);
+    emit(Opcode::MAX, {Operand::def(Dst), Operand::use(*X), Operand::use(Neg)});
+    return Error::success();
+  }
+  // bitreverse of a narrow value: reverse 32 bits, then the value sits in
+  // the top Bits bits.
+  case Intrinsic::bitreverse:
+    if (Bits < 32) {
+      Expected<Reg> X = regOf(II.getArgOperand(0));
+      if (!X)
+        return X.takeError();
+      Reg Rev = newReg();
+      emit(Opcode::BREV, {Operand::def(Rev), Operand::use(*X)});
+      emit(Opcode::SHRI, {Operand::def(Dst), Operand::use(Rev), Operand::imm(32 - Bits)});
+      return Error::success();
+    }
+    break;
+  default:
+    break;
+  }
+  // Everything else through the pattern table, by the intrinsic's base name
+  // (llvm.smin.i32 -> llvm.smin). fmuladd may fuse, so it is fma.
+  StringRef Base = ID == Intrinsic::fmuladd ? StringRef("llvm.fma") : Intrinsic::getBaseName(ID);
+  SmallVector<PatArg, 3> Args;
+  for (Value *Arg : II.args())
+    Args.push_back({Arg, intrinsicOperandExt(ID)});
+  if (Dst == mir::NoReg)
+    return cannotSelect(II);
+  return patternOrFail(*this, II, Base, Args, Dst);
+}
+
+//===----------------------------------------------------------------------===//
+// NVVM intrinsics: special registers, barrier, shuffles, votes
+//===----------------------------------------------------------------------===//
+
+Error Selector::selectNvvm(IntrinsicInst &II, StringRef Name) {
+  // %tid.x and friends: the suffix is the special register's name.
+  if (Name.consume_front("llvm.nvvm.read.ptx.sreg.")) {
+    if (Name == "warpsize") {
+      emit(mir::LI, {Operand::def(result(&II)), Operand::imm(simt::WarpSize)});
+      return Error::success();
+    }
+    std::optional<simt::SpecialReg> SR = simt::lookupSpecialReg(Name);
+    if (!SR)
+      return cannotSelect(II, formatv("special register %{0} does not exist on simt", Name).str());
+    emit(Opcode::S2R, {Operand::def(result(&II)), Operand::imm(static_cast<int64_t>(*SR))});
+    return Error::success();
+  }
+  // __syncthreads(): bar has no barrier number, so only barrier 0 exists.
+  if (Name == "llvm.nvvm.barrier0" || Name == "llvm.nvvm.bar.sync" ||
+      Name == "llvm.nvvm.barrier.sync") {
+    if (II.arg_size() > 0) {
+      auto *Id = dyn_cast<ConstantInt>(II.getArgOperand(0));
+      if (!Id || !Id->isZero())
+        return cannotSelect(II, "simt has one barrier per block; named barriers (id != 0) are "
+                                "not supported");
+    }
+    emit(Opcode::BAR, {});
+    return Error::success();
+  }
+  if (Name.starts_with("llvm.nvvm.membar."))
+    return Error::success(); // accesses complete in order (see Fence)
+  // __shfl_*_sync(mask, v, lane/delta, c): the mask is ignored (every simt
+  // shuffle reads the named lane, active or not); c must be the full-warp
+  // value: 0 for up, 0x1f otherwise (a narrower width is not supported).
+  if (Name.consume_front("llvm.nvvm.shfl.")) {
+    bool Sync = Name.consume_front("sync.");
+    std::pair<StringRef, Opcode> Kinds[] = {{"idx.", Opcode::SHFL_IDX},
+                                            {"up.", Opcode::SHFL_UP},
+                                            {"down.", Opcode::SHFL_DOWN},
+                                            {"bfly.", Opcode::SHFL_XOR}};
+    for (auto [Prefix, O] : Kinds) {
+      if (!Name.starts_with(Prefix) || II.getType()->isStructTy())
+        continue;
+      unsigned First = Sync ? 1 : 0;
+      auto *Clamp = dyn_cast<ConstantInt>(II.getArgOperand(First + 2));
+      uint64_t Want = O == Opcode::SHFL_UP ? 0 : 0x1f;
+      if (!Clamp || Clamp->getZExtValue() != Want)
+        return cannotSelect(II, formatv("only full-warp shuffles are supported on simt (width "
+                                        "32: the last argument must be {0})",
+                                        Want)
+                                    .str());
+      Expected<Reg> V = regOf(II.getArgOperand(First));
+      Expected<Reg> L = regOf(II.getArgOperand(First + 1), Ext::Zext);
+      if (!V)
+        return V.takeError();
+      if (!L)
+        return L.takeError();
+      emit(O, {Operand::def(result(&II)), Operand::use(*V), Operand::use(*L)});
+      return Error::success();
+    }
+    return cannotSelect(II);
+  }
+  // __any_sync / __all_sync / __ballot_sync: the mask is ignored (votes see
+  // the active lanes).
+  if (Name.consume_front("llvm.nvvm.vote.")) {
+    Opcode O;
+    if (Name.starts_with("any"))
+      O = Opcode::VOTE_ANY;
+    else if (Name.starts_with("all"))
+      O = Opcode::VOTE_ALL;
+    else if (Name.starts_with("ballot"))
+      O = Opcode::VOTE_BALLOT;
+    else
+      return cannotSelect(II, "this vote is not supported on simt (any, all, ballot are)");
+    Expected<Reg> P = regOf(II.getArgOperand(II.arg_size() - 1), Ext::Zext);
+    if (!P)
+      return P.takeError();
+    Reg Dst = result(&II);
+    emit(O, {Operand::def(Dst), Operand::use(*P)});
+    if (O != Opcode::VOTE_BALLOT)
+      noteZext(Dst, 1);
+    return Error::success();
+  }
+  return cannotSelect(II, "this NVVM intrinsic has no simt lowering");
+}
+
+} // namespace tandem::isel::detail

@@ -1,0 +1,8 @@
+// vadd: c[i] = a[i] + b[i], one thread per element, one fadd each.
+// Exercises: thread indexing, the bounds check (the last block is partial),
+// global loads and stores.
+extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}

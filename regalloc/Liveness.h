@@ -1,0 +1,68 @@
+//===- Liveness.h - block liveness and live intervals for regalloc -*- C++ -*-===//
+//
+// Input: MIR after cfg lowering (blocks in layout order, possibly several
+// defs per vreg, Inst::PartialDef marks), or the same MIR with spill code.
+// Guarantees: LiveIn/LiveOut per block from a backward dataflow over
+// mir::successors; one live interval per vreg over a single numbering of all
+// instructions in layout order.
+//
+// Numbering: instruction g (counting over all blocks in layout order) reads
+// its uses at position 2g and writes its defs at 2g + 1, so a value whose
+// last use is instruction g ([.., 2g + 1)) does not overlap a value defined
+// by g ([2g + 1, ..)): an instruction may write the register it reads.
+//
+// A def that also reads the register (Inst::PartialDef, or an opcode that
+// ReadsRd such as movt) keeps the interval going through the instruction:
+// the lanes it does not write still need the previous value.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "isel/MIR.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <vector>
+
+namespace tandem::regalloc {
+
+/// Positions [Start, End) in the numbering above.
+struct Segment {
+  unsigned Start = 0, End = 0;
+};
+
+/// Where a vreg is live: sorted, disjoint, non-adjacent segments. Holes
+/// (between segments) are where another vreg may use the same register.
+struct LiveInterval {
+  llvm::SmallVector<Segment, 4> Segs;
+
+  bool empty() const { return Segs.empty(); }
+  unsigned start() const { return Segs.front().Start; }
+  /// Total positions covered.
+  unsigned size() const;
+  bool overlaps(const LiveInterval &Other) const;
+  bool covers(unsigned Pos) const;
+};
+
+/// True when \p I's register def also reads the register's old value.
+bool defReadsOldValue(const mir::Inst &I);
+
+struct Liveness {
+  /// First global instruction index of each block; one extra entry at the
+  /// end holds the total instruction count.
+  std::vector<unsigned> BlockStart;
+  /// Per block, bit = vreg index (Reg - VirtRegBase).
+  std::vector<llvm::BitVector> LiveIn, LiveOut;
+  /// Per vreg index; empty for vregs no instruction mentions.
+  std::vector<LiveInterval> Intervals;
+
+  /// Block index holding global instruction \p G.
+  unsigned blockOf(unsigned G) const;
+};
+
+/// Computes liveness of \p Fn. Physical registers (the zero register r0) are
+/// not tracked.
+Liveness computeLiveness(const mir::Function &Fn);
+
+} // namespace tandem::regalloc

@@ -1,0 +1,605 @@
+//===- RegAlloc.cpp - register allocation for simt ------------------------===//
+//
+// Input: MIR after cfg lowering: blocks in layout order, simt instructions
+// plus COPY, LI and IMPLICIT_DEF; vregs possibly defined more than once (phi
+// copies); Inst::PartialDef on defs that keep the old value in the lanes
+// they do not write; physical registers only as the zero register r0.
+//
+// Guarantees: every register operand is physical, in r1..r(NumRegisters-1)
+// (r0 stays where it was), with Operand::Orig naming the vreg it stands for;
+// two vregs share a register only where their live intervals do not
+// overlap; spill code (IsSpillCode) keeps every value a spilled vreg needs
+// in its local-memory slot; COPYs whose source and destination got the same
+// register are gone; Fn.LocalBytes and Fn.Stats describe the result. With
+// RegAllocOptions::Check, checkAllocation has proved the result.
+//
+// Algorithm (docs/RegAlloc.md): rounds of liveness -> linear scan over the
+// layout numbering (intervals with holes, copy hints, eviction by spill
+// weight) -> if something did not fit, spill-everywhere or rematerialize it
+// and start the next round. Spill and remat temporaries are unspillable and
+// live for one instruction, so each round spills strictly fewer candidates
+// and the rounds end.
+//
+// SIMT notes: a value written by an instruction that writes all 32 lanes
+// (emask.get) or read by emask.set (which reads lane 0, active or not) is
+// never spilled: a spill store and reload only move the active lanes, so
+// the inactive lanes' copy of a saved mask would be lost. Spill code of a
+// PartialDef reloads the old value before and stores after; since the load,
+// the instruction and the store run under the same exec mask, the slot's
+// inactive lanes keep the old value, exactly as the register would.
+//
+//===----------------------------------------------------------------------===//
+
+#include "regalloc/RegAlloc.h"
+
+#include "regalloc/Liveness.h"
+
+#include "ISA.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+using namespace llvm;
+
+namespace tandem::regalloc {
+
+using mir::Block;
+using mir::Function;
+using mir::Inst;
+using mir::NoReg;
+using mir::Operand;
+using mir::Reg;
+using mir::VirtRegBase;
+
+namespace {
+
+/// Spill and allocate rounds before giving up. Each round spills at least
+/// one vreg that is not a temporary, so this bounds only pathological input.
+constexpr unsigned MaxRounds = 64;
+/// Largest byte offset a `[r0 + simm12]` spill access can reach.
+constexpr int64_t MaxSpillOffset = 2047;
+
+unsigned opc(simt::Opcode O) { return static_cast<unsigned>(O); }
+
+const simt::InstrDesc *descOf(const Inst &I) {
+  if (I.isPseudo() || I.Opcode >= simt::numOpcodes())
+    return nullptr;
+  return &simt::getDesc(static_cast<simt::Opcode>(I.Opcode));
+}
+
+bool isTerminator(const Inst &I) {
+  if (I.Opcode == mir::BR || I.Opcode == mir::BRCOND || I.Opcode == mir::RET)
+    return true;
+  const simt::InstrDesc *D = descOf(I);
+  return D && D->has(simt::IsTerminator);
+}
+
+unsigned vregIndex(Reg R) { return R - VirtRegBase; }
+Reg vregOf(unsigned Index) { return VirtRegBase + Index; }
+
+/// Special registers whose value never changes during a thread's life, so
+/// `s2r` can be re-executed anywhere (everything but %clock).
+bool isConstantSpecialReg(int64_t Index) {
+  static const std::optional<simt::SpecialReg> Clock = simt::lookupSpecialReg("clock");
+  if (Index < 0 || Index >= static_cast<int64_t>(simt::specialRegs().size()))
+    return false;
+  return !Clock || Index != static_cast<int64_t>(*Clock);
+}
+
+/// An instruction that computes the same value wherever it runs, so it can
+/// be re-executed before each use instead of spilling its result.
+bool isRematerializable(const Inst &I) {
+  if (I.PartialDef)
+    return false;
+  if (I.Opcode == mir::LI || I.Opcode == mir::IMPLICIT_DEF)
+    return true;
+  if (I.Opcode == opc(simt::Opcode::PARAM_LD_U32))
+    return I.Ops.size() == 3 && I.Ops[1].isReg() && I.Ops[1].R == 0; // params are read-only
+  if (I.Opcode == opc(simt::Opcode::S2R))
+    return I.Ops.size() == 2 && I.Ops[1].isImm() && isConstantSpecialReg(I.Ops[1].Imm);
+  return false;
+}
+
+std::string describeVReg(const Function &Fn, Reg V) {
+  std::string S = formatv("%v{0}", vregIndex(V)).str();
+  if (vregIndex(V) < Fn.numVRegs() && !Fn.info(V).Name.empty())
+    S += " (" + Fn.info(V).Name + ")";
+  return S;
+}
+
+/// What the allocator needs to know about one vreg in one round.
+struct VRegFacts {
+  unsigned Defs = 0;
+  double Occurrences = 0; ///< operands naming it, each weighted 10^LoopDepth
+  double Weight = 0;      ///< spill weight: cost of spilling per unit length
+  bool Unspillable = false;
+  std::optional<Inst> RematDef;
+  SmallVector<unsigned, 2> CopyPartners; ///< vreg indices
+};
+
+/// Segments assigned to one physical register.
+class RegOccupancy {
+public:
+  void add(const LiveInterval &LI, unsigned V) {
+    for (const Segment &S : LI.Segs)
+      Segs[S.Start] = {S.End, V};
+  }
+  void remove(const LiveInterval &LI) {
+    for (const Segment &S : LI.Segs)
+      Segs.erase(S.Start);
+  }
+  bool isFree(const LiveInterval &LI) const { return conflicts(LI, /*StopAtFirst=*/true).empty(); }
+  /// Vreg indices whose segments here overlap \p LI.
+  SmallVector<unsigned, 4> conflicts(const LiveInterval &LI, bool StopAtFirst = false) const {
+    SmallVector<unsigned, 4> Out;
+    for (const Segment &S : LI.Segs) {
+      auto It = Segs.upper_bound(S.Start);
+      if (It != Segs.begin() && std::prev(It)->second.first > S.Start)
+        It = std::prev(It);
+      for (; It != Segs.end() && It->first < S.End; ++It) {
+        if (!is_contained(Out, It->second.second))
+          Out.push_back(It->second.second);
+        if (StopAtFirst)
+          return Out;
+      }
+    }
+    return Out;
+  }
+
+private:
+  /// Start -> (End, vreg index); segments never overlap.
+  std::map<unsigned, std::pair<unsigned, unsigned>> Segs;
+};
+
+class Allocator {
+public:
+  Allocator(Function &Fn, const RegAllocOptions &Opts) : Fn(Fn), Opts(Opts) {
+    SpillBase = alignTo(Fn.LocalBytes, 4);
+    growTables();
+  }
+
+  Error run();
+
+private:
+  Function &Fn;
+  const RegAllocOptions &Opts;
+  uint32_t SpillBase = 0;
+  /// Per vreg index: the vreg its operands stand for (a spill or remat
+  /// temporary stands for the vreg it was made for; others for themselves).
+  std::vector<Reg> StandsFor;
+  std::vector<bool> IsTemp;
+  /// Per vreg index: spill slot, or -1.
+  std::vector<int> SlotOf;
+  unsigned NumSlots = 0;
+  mir::AllocStats Stats;
+
+  void growTables();
+  Reg newTemp(Reg V);
+  std::vector<VRegFacts> computeFacts(const Liveness &L) const;
+  Expected<std::vector<Reg>> assign(const Liveness &L, const std::vector<VRegFacts> &Facts,
+                                    std::vector<unsigned> &Spilled);
+  SmallVector<Reg, 2> registersToAvoid(unsigned V, const std::vector<VRegFacts> &Facts,
+                                       const std::vector<Reg> &Assigned) const;
+  Reg pickFreeRegister(unsigned V, const LiveInterval &LI, const std::vector<VRegFacts> &Facts,
+                       const std::vector<Reg> &Assigned, const std::vector<RegOccupancy> &Occ) const;
+  Error cannotFit(const Liveness &L, unsigned V, const std::vector<VRegFacts> &Facts) const;
+  Error insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts);
+  Expected<int64_t> slotOffset(unsigned Slot) const;
+  void rewrite(const std::vector<Reg> &Assigned);
+  void removeIdentityCopies();
+  void fillStats();
+};
+
+void Allocator::growTables() {
+  for (unsigned V = StandsFor.size(); V < Fn.numVRegs(); ++V) {
+    StandsFor.push_back(vregOf(V));
+    IsTemp.push_back(false);
+    SlotOf.push_back(-1);
+  }
+}
+
+Reg Allocator::newTemp(Reg V) {
+  bool Uniform = Fn.info(V).Uniform;
+  std::string Name = Fn.info(V).Name;
+  Reg T = Fn.newVReg(Uniform, Name.empty() ? Name : Name + ".s");
+  growTables();
+  StandsFor[vregIndex(T)] = StandsFor[vregIndex(V)];
+  IsTemp[vregIndex(T)] = true;
+  return T;
+}
+
+std::vector<VRegFacts> Allocator::computeFacts(const Liveness &L) const {
+  std::vector<VRegFacts> F(Fn.numVRegs());
+  for (const auto &B : Fn.Blocks) {
+    double Freq = std::pow(10.0, std::min(B->LoopDepth, 6u));
+    for (const Inst &I : B->Insts) {
+      const simt::InstrDesc *D = descOf(I);
+      bool WritesAllLanes = D && D->has(simt::WritesAllLanes);
+      bool ReadsLaneZero = I.Opcode == opc(simt::Opcode::EMASK_SET);
+      for (const Operand &O : I.Ops) {
+        if (!O.isReg() || !mir::isVirtual(O.R))
+          continue;
+        VRegFacts &VF = F[vregIndex(O.R)];
+        VF.Occurrences += Freq;
+        if (O.IsDef) {
+          ++VF.Defs;
+          if (WritesAllLanes)
+            VF.Unspillable = true;
+          if (isRematerializable(I))
+            VF.RematDef = I;
+        } else if (ReadsLaneZero) {
+          VF.Unspillable = true;
+        }
+      }
+      if (I.Opcode == mir::COPY && mir::isVirtual(I.Ops[0].R) && mir::isVirtual(I.Ops[1].R)) {
+        unsigned Dst = vregIndex(I.Ops[0].R), Src = vregIndex(I.Ops[1].R);
+        F[Dst].CopyPartners.push_back(Src);
+        F[Src].CopyPartners.push_back(Dst);
+      }
+    }
+  }
+  for (unsigned V = 0; V < F.size(); ++V) {
+    VRegFacts &VF = F[V];
+    if (VF.Defs != 1)
+      VF.RematDef.reset(); // only a single, context-free def can be recomputed
+    if (IsTemp[V])
+      VF.Unspillable = true;
+    double Length = L.Intervals[V].size() / 2.0 + 1.0;
+    VF.Weight = VF.Occurrences / Length;
+    if (VF.RematDef)
+      VF.Weight *= 0.5; // recomputing is cheaper than a reload
+  }
+  return F;
+}
+
+SmallVector<Reg, 2> Allocator::registersToAvoid(unsigned V, const std::vector<VRegFacts> &Facts,
+                                                const std::vector<Reg> &Assigned) const {
+  // A spill temporary must not share a register with its copy partner: the
+  // COPY would disappear, and with it the checker's evidence that the
+  // register also holds the spilled value (docs/RegAlloc.md).
+  SmallVector<Reg, 2> Avoid;
+  for (unsigned P : Facts[V].CopyPartners)
+    if (Assigned[P] != NoReg && (IsTemp[V] || IsTemp[P]))
+      Avoid.push_back(Assigned[P]);
+  return Avoid;
+}
+
+Reg Allocator::pickFreeRegister(unsigned V, const LiveInterval &LI, const std::vector<VRegFacts> &Facts,
+                                const std::vector<Reg> &Assigned,
+                                const std::vector<RegOccupancy> &Occ) const {
+  SmallVector<Reg, 2> Avoid = registersToAvoid(V, Facts, Assigned), Prefer;
+  for (unsigned P : Facts[V].CopyPartners)
+    if (Assigned[P] != NoReg)
+      Prefer.push_back(Assigned[P]);
+  for (Reg R : Prefer)
+    if (!is_contained(Avoid, R) && Occ[R].isFree(LI))
+      return R;
+  for (Reg R = 1; R < Opts.NumRegisters; ++R)
+    if (!is_contained(Avoid, R) && Occ[R].isFree(LI))
+      return R;
+  return NoReg;
+}
+
+Error Allocator::cannotFit(const Liveness &L, unsigned V, const std::vector<VRegFacts> &Facts) const {
+  unsigned G = L.Intervals[V].start() / 2;
+  unsigned B = L.blockOf(G);
+  const Block &Blk = *Fn.Blocks[B];
+  size_t K = G - L.BlockStart[B];
+  // A spill temporary starts at its reload; name the instruction it serves.
+  while (IsTemp[V] && Blk.Insts[K].IsSpillCode && K + 1 < Blk.Insts.size())
+    ++K;
+  const Inst &I = Blk.Insts[K];
+  std::string What = IsTemp[V] ? formatv("a spill temporary of {0}", describeVReg(Fn, StandsFor[V])).str()
+                               : describeVReg(Fn, vregOf(V));
+  if (!IsTemp[V] && Facts[V].Unspillable)
+    What += " (an exec-mask value, which is never spilled)";
+  return createStringError(formatv("kernel '{0}': cannot allocate registers: at bb.{1}, instruction {2} "
+                                   "({3}){4}, {5} needs a register but r1..r{6} all hold values that "
+                                   "cannot be spilled there; the code needs more than the "
+                                   "configuration's {7} registers (`registers`); use a configuration "
+                                   "with more registers",
+                                   Fn.Name, Blk.Name, K, mir::opcodeName(I.Opcode, mir::TargetKind::Simt),
+                                   I.Loc.empty() ? "" : " at " + I.Loc, What, Opts.NumRegisters - 1,
+                                   Opts.NumRegisters));
+}
+
+Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vector<VRegFacts> &Facts,
+                                             std::vector<unsigned> &Spilled) {
+  unsigned NV = Fn.numVRegs();
+  std::vector<unsigned> Order;
+  for (unsigned V = 0; V < NV; ++V)
+    if (!L.Intervals[V].empty())
+      Order.push_back(V);
+  std::stable_sort(Order.begin(), Order.end(), [&](unsigned A, unsigned B) {
+    return L.Intervals[A].start() < L.Intervals[B].start();
+  });
+
+  std::vector<RegOccupancy> Occ(Opts.NumRegisters);
+  std::vector<Reg> Assigned(NV, NoReg);
+  auto Place = [&](unsigned V, Reg R) {
+    Occ[R].add(L.Intervals[V], V);
+    Assigned[V] = R;
+  };
+  for (unsigned V : Order) {
+    const LiveInterval &LI = L.Intervals[V];
+    Reg Free = pickFreeRegister(V, LI, Facts, Assigned, Occ);
+    if (Free != NoReg) {
+      Place(V, Free);
+      continue;
+    }
+    // Nothing free: evict the cheapest register's occupants, or spill V
+    // itself when it is the cheapest.
+    Reg Best = NoReg;
+    double BestCost = std::numeric_limits<double>::infinity();
+    SmallVector<unsigned, 4> BestConflicts;
+    SmallVector<Reg, 2> Avoid = registersToAvoid(V, Facts, Assigned);
+    for (Reg R = 1; R < Opts.NumRegisters; ++R) {
+      if (is_contained(Avoid, R))
+        continue;
+      SmallVector<unsigned, 4> C = Occ[R].conflicts(LI);
+      if (any_of(C, [&](unsigned X) { return Facts[X].Unspillable; }))
+        continue;
+      double Cost = 0;
+      for (unsigned X : C)
+        Cost += Facts[X].Weight;
+      if (Cost < BestCost) {
+        Best = R;
+        BestCost = Cost;
+        BestConflicts = std::move(C);
+      }
+    }
+    if (!Facts[V].Unspillable && (Best == NoReg || Facts[V].Weight <= BestCost)) {
+      Spilled.push_back(V);
+      continue;
+    }
+    if (Best == NoReg)
+      return cannotFit(L, V, Facts);
+    for (unsigned X : BestConflicts) {
+      Occ[Best].remove(L.Intervals[X]);
+      Assigned[X] = NoReg;
+      Spilled.push_back(X);
+    }
+    Place(V, Best);
+  }
+  return Assigned;
+}
+
+Expected<int64_t> Allocator::slotOffset(unsigned Slot) const {
+  int64_t Off = static_cast<int64_t>(SpillBase) + 4 * static_cast<int64_t>(Slot);
+  if (Off + 3 > MaxSpillOffset)
+    return createStringError(formatv("kernel '{0}': spill slot {1} would sit at local byte offset {2}, "
+                                     "beyond the reach of `[r0 + simm12]` (at most {3}); the kernel "
+                                     "already uses {4} bytes of local memory; reduce register pressure "
+                                     "or local arrays, or use a configuration with more registers",
+                                     Fn.Name, Slot, Off, MaxSpillOffset, SpillBase));
+  return Off;
+}
+
+Inst makeReload(Reg T, int64_t Off, const std::string &Loc) {
+  Inst I(opc(simt::Opcode::LOCAL_LD_U32), {Operand::def(T), Operand::use(0), Operand::imm(Off)});
+  I.IsSpillCode = true;
+  I.Loc = Loc;
+  return I;
+}
+
+Inst makeStore(Reg T, int64_t Off, const std::string &Loc) {
+  Inst I(opc(simt::Opcode::LOCAL_ST_U32), {Operand::use(0), Operand::imm(Off), Operand::use(T)});
+  I.IsSpillCode = true;
+  I.Loc = Loc;
+  return I;
+}
+
+Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts) {
+  std::vector<bool> IsSpilled(Fn.numVRegs(), false);
+  for (unsigned V : Spilled) {
+    IsSpilled[V] = true;
+    if (!Facts[V].RematDef)
+      SlotOf[V] = NumSlots++;
+  }
+  if (NumSlots > 0)
+    if (Expected<int64_t> Last = slotOffset(NumSlots - 1); !Last)
+      return Last.takeError();
+
+  auto IsRematted = [&](Reg R) {
+    return mir::isVirtual(R) && vregIndex(R) < IsSpilled.size() && IsSpilled[vregIndex(R)] &&
+           Facts[vregIndex(R)].RematDef.has_value();
+  };
+  for (auto &B : Fn.Blocks) {
+    std::vector<Inst> Out;
+    Out.reserve(B->Insts.size());
+    for (Inst &I : B->Insts) {
+      // The single def of a rematerialized vreg goes; each use recomputes it.
+      if (any_of(I.Ops, [&](const Operand &O) { return O.isReg() && O.IsDef && IsRematted(O.R); }))
+        continue;
+      SmallVector<Reg, 4> Touched;
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && mir::isVirtual(O.R) && vregIndex(O.R) < IsSpilled.size() &&
+            IsSpilled[vregIndex(O.R)] && !is_contained(Touched, O.R))
+          Touched.push_back(O.R);
+      SmallVector<Inst, 2> Before, After;
+      for (Reg V : Touched) {
+        bool Uses = any_of(I.Ops, [&](const Operand &O) { return O.isReg() && !O.IsDef && O.R == V; });
+        bool Defs = any_of(I.Ops, [&](const Operand &O) { return O.isReg() && O.IsDef && O.R == V; });
+        Reg T = newTemp(V);
+        const VRegFacts &VF = Facts[vregIndex(V)];
+        if (VF.RematDef) {
+          Inst Remat = *VF.RematDef;
+          for (Operand &O : Remat.Ops)
+            if (O.isReg() && O.IsDef)
+              O.R = T;
+          Remat.IsSpillCode = true;
+          Remat.Divergent = false;
+          Remat.Loc = I.Loc;
+          Before.push_back(std::move(Remat));
+          ++Stats.Remats;
+        } else {
+          int64_t Off = SpillBase + 4 * static_cast<int64_t>(SlotOf[vregIndex(V)]);
+          if (Uses || (Defs && defReadsOldValue(I))) {
+            Before.push_back(makeReload(T, Off, I.Loc));
+            ++Stats.SpillReloads;
+          }
+          if (Defs) {
+            After.push_back(makeStore(T, Off, I.Loc));
+            ++Stats.SpillStores;
+          }
+        }
+        for (Operand &O : I.Ops)
+          if (O.isReg() && O.R == V)
+            O.R = T;
+      }
+      if (!After.empty() && isTerminator(I))
+        return createStringError(formatv("kernel '{0}': internal error in regalloc: bb.{1}: the "
+                                         "terminator {2} defines a spilled register; nowhere to "
+                                         "store it",
+                                         Fn.Name, B->Name,
+                                         mir::opcodeName(I.Opcode, mir::TargetKind::Simt)));
+      for (Inst &X : Before)
+        Out.push_back(std::move(X));
+      Out.push_back(std::move(I));
+      for (Inst &X : After)
+        Out.push_back(std::move(X));
+    }
+    B->Insts = std::move(Out);
+  }
+  return Error::success();
+}
+
+void Allocator::rewrite(const std::vector<Reg> &Assigned) {
+  for (auto &B : Fn.Blocks)
+    for (Inst &I : B->Insts)
+      for (Operand &O : I.Ops) {
+        if (!O.isReg() || !mir::isVirtual(O.R))
+          continue;
+        unsigned V = vregIndex(O.R);
+        assert(Assigned[V] != NoReg && "a vreg with an operand has an interval and a register");
+        O.Orig = StandsFor[V];
+        O.R = Assigned[V];
+      }
+}
+
+/// Deletes COPYs whose source and destination share a register. Those two
+/// vregs never overlap (else they could not share it), so from here on they
+/// are one value: their Orig labels are merged so checkAllocation still
+/// proves the function without the COPY. Spill temporaries never take part
+/// (pickFreeRegister keeps them apart), so each merged class lives in one
+/// register.
+void Allocator::removeIdentityCopies() {
+  std::vector<unsigned> Parent(Fn.numVRegs());
+  for (unsigned V = 0; V < Parent.size(); ++V)
+    Parent[V] = V;
+  auto Find = [&](unsigned V) {
+    while (Parent[V] != V)
+      V = Parent[V] = Parent[Parent[V]];
+    return V;
+  };
+  bool Removed = false;
+  for (auto &B : Fn.Blocks) {
+    auto IsIdentity = [](const Inst &I) {
+      return I.Opcode == mir::COPY && I.Ops[0].R == I.Ops[1].R;
+    };
+    for (const Inst &I : B->Insts)
+      if (IsIdentity(I) && I.Ops[0].Orig != NoReg && I.Ops[1].Orig != NoReg) {
+        unsigned A = Find(vregIndex(I.Ops[0].Orig)), C = Find(vregIndex(I.Ops[1].Orig));
+        Parent[std::max(A, C)] = std::min(A, C);
+      }
+    size_t Before = B->Insts.size();
+    llvm::erase_if(B->Insts, IsIdentity);
+    Removed |= B->Insts.size() != Before;
+  }
+  if (!Removed)
+    return;
+  for (auto &B : Fn.Blocks)
+    for (Inst &I : B->Insts)
+      for (Operand &O : I.Ops)
+        if (O.isReg() && mir::isVirtual(O.Orig))
+          O.Orig = vregOf(Find(vregIndex(O.Orig)));
+}
+
+void Allocator::fillStats() {
+  Reg Highest = 0;
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && mir::isPhysical(O.R))
+          Highest = std::max(Highest, O.R);
+  Stats.RegistersUsed = Highest + 1;
+  Stats.SpillSlots = NumSlots;
+  Stats.SpillBytes = 4 * NumSlots;
+  Fn.Stats = Stats;
+  if (NumSlots > 0)
+    Fn.LocalBytes = SpillBase + 4 * NumSlots;
+}
+
+/// Input the allocator cannot handle is a bug in an earlier stage; say so
+/// instead of producing a wrong allocation.
+Error checkInput(const Function &Fn, const RegAllocOptions &Opts) {
+  if (Opts.NumRegisters < 2 || Opts.NumRegisters > simt::NumEncodableGPRs)
+    return createStringError(formatv("kernel '{0}': `registers` = {1}: register allocation needs "
+                                     "between 2 and {2} registers (r0 is the zero register)",
+                                     Fn.Name, Opts.NumRegisters, simt::NumEncodableGPRs));
+  for (const auto &B : Fn.Blocks)
+    for (size_t K = 0; K < B->Insts.size(); ++K)
+      for (const Operand &O : B->Insts[K].Ops) {
+        if (!O.isReg())
+          continue;
+        if (O.R == NoReg || (mir::isVirtual(O.R) && vregIndex(O.R) >= Fn.numVRegs()))
+          return createStringError(formatv("kernel '{0}': internal error before regalloc: bb.{1}, "
+                                           "instruction {2}: invalid register operand",
+                                           Fn.Name, B->Name, K));
+        if (mir::isPhysical(O.R) && O.R != 0)
+          return createStringError(formatv("kernel '{0}': internal error before regalloc: bb.{1}, "
+                                           "instruction {2}: physical register r{3} before "
+                                           "allocation (only the zero register r0 may appear)",
+                                           Fn.Name, B->Name, K, O.R));
+      }
+  return Error::success();
+}
+
+Error Allocator::run() {
+  if (Error E = checkInput(Fn, Opts))
+    return E;
+  for (unsigned Round = 0;; ++Round) {
+    if (Round == MaxRounds)
+      return createStringError(formatv("kernel '{0}': register allocation did not converge after {1} "
+                                       "spill rounds (internal error); use a configuration with more "
+                                       "registers",
+                                       Fn.Name, MaxRounds));
+    Liveness L = computeLiveness(Fn);
+    std::vector<VRegFacts> Facts = computeFacts(L);
+    std::vector<unsigned> Spilled;
+    Expected<std::vector<Reg>> Assigned = assign(L, Facts, Spilled);
+    if (!Assigned)
+      return Assigned.takeError();
+    if (Spilled.empty()) {
+      rewrite(*Assigned);
+      break;
+    }
+    if (Error E = insertSpillCode(Spilled, Facts))
+      return E;
+  }
+  // Check with the identity COPYs still present (the strongest evidence),
+  // then again on the final form others will see.
+  if (Opts.Check)
+    if (Error E = checkAllocation(Fn))
+      return E;
+  removeIdentityCopies();
+  fillStats();
+  if (Opts.Check)
+    return checkAllocation(Fn);
+  return Error::success();
+}
+
+} // namespace
+
+Error allocateRegisters(Function &Fn, const RegAllocOptions &Opts) {
+  Allocator A(Fn, Opts);
+  return A.run();
+}
+
+} // namespace tandem::regalloc

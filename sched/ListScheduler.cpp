@@ -1,0 +1,358 @@
+//===- ListScheduler.cpp - pre-allocation list scheduling for simt --------===//
+//
+// See ListScheduler.h for the contract. One block at a time:
+//   1. build the dependence graph of the block's body (data edges carry the
+//      producer's latency; memory-order edges keep stores, atomics, barriers
+//      and %clock reads in place relative to each other and to loads);
+//   2. give each node its height: the longest latency path to the block's
+//      end, which is what list scheduling ranks by (global loads count the
+//      configured memory latency, so they rise to the top);
+//   3. issue one instruction per cycle from the ready set, highest first,
+//      unless the number of values live in the block is near the register
+//      budget, in which case instructions that free registers win.
+// Ties keep the original order, so the result is deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sched/ListScheduler.h"
+
+#include "ISA.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace tandem::sched {
+namespace {
+
+using mir::Inst;
+using mir::Reg;
+
+/// How an instruction takes part in memory ordering.
+enum class MemKind { None, Load, Store, Ordered };
+
+bool isSimt(const Inst &I) { return !I.isPseudo() && I.Opcode < simt::numOpcodes(); }
+
+const simt::InstrDesc *descOf(const Inst &I) {
+  return isSimt(I) ? &simt::getDesc(static_cast<simt::Opcode>(I.Opcode)) : nullptr;
+}
+
+bool isSpecialReadOfClock(const Inst &I) {
+  if (I.Opcode != static_cast<unsigned>(simt::Opcode::S2R) || I.Ops.size() < 2)
+    return false;
+  auto Clock = simt::lookupSpecialReg("clock");
+  return Clock && I.Ops[1].isImm() && I.Ops[1].Imm == static_cast<int64_t>(*Clock);
+}
+
+MemKind memKindOf(const Inst &I) {
+  const simt::InstrDesc *D = descOf(I);
+  if (!D)
+    return MemKind::None;
+  // Parameters and constants cannot change during a launch.
+  if (D->Space == simt::MemSpace::Param || D->Space == simt::MemSpace::Const)
+    return MemKind::None;
+  if (D->has(simt::IsBarrier) || D->has(simt::IsAtomic) || D->has(simt::IsMaskOp) ||
+      isSpecialReadOfClock(I))
+    return MemKind::Ordered;
+  if (D->has(simt::IsStore))
+    return MemKind::Store;
+  if (D->has(simt::IsLoad))
+    return MemKind::Load;
+  return MemKind::None;
+}
+
+bool leavesTheCore(const Inst &I) {
+  const simt::InstrDesc *D = descOf(I);
+  return D && D->Space == simt::MemSpace::Global && (D->has(simt::IsLoad) || D->has(simt::IsAtomic));
+}
+
+unsigned latencyOf(const Inst &I, const ScheduleOptions &Opts) {
+  if (I.Opcode == mir::IMPLICIT_DEF)
+    return 0;
+  if (I.Opcode == mir::LI)
+    return 2; // up to two words (movi + movt)
+  const simt::InstrDesc *D = descOf(I);
+  if (!D)
+    return 1;
+  unsigned Lat = simt::getSchedClassDesc(D->Sched).Latency;
+  if (leavesTheCore(I))
+    Lat += Opts.GlobalMemoryLatency;
+  return Lat;
+}
+
+bool isPseudoTerminator(const Inst &I) {
+  return I.Opcode == mir::BR || I.Opcode == mir::BRCOND || I.Opcode == mir::RET;
+}
+
+struct Node {
+  unsigned Latency = 1;
+  unsigned Height = 0;
+  SmallVector<std::pair<unsigned, unsigned>, 4> Succs; // (node, edge latency)
+  unsigned NumPreds = 0;
+  unsigned Earliest = 0;
+  /// Values this node defines that stay live after the block or have uses
+  /// here; and the values whose last local use it may be.
+  SmallVector<Reg, 2> Defs;
+  SmallVector<Reg, 4> Uses;
+};
+
+class BlockScheduler {
+public:
+  BlockScheduler(mir::Block &B, const DenseSet<Reg> &LiveOut, const ScheduleOptions &Opts)
+      : B(B), LiveOut(LiveOut), Opts(Opts) {}
+
+  /// Returns how many instructions changed position.
+  unsigned run() {
+    findBody();
+    if (End - Begin < 2)
+      return 0;
+    buildGraph();
+    computeHeights();
+    std::vector<unsigned> Order = schedule();
+    unsigned Moved = 0;
+    std::vector<Inst> Body;
+    Body.reserve(Order.size());
+    for (unsigned K = 0; K < Order.size(); ++K) {
+      Moved += Order[K] != K;
+      Body.push_back(std::move(B.Insts[Begin + Order[K]]));
+    }
+    std::move(Body.begin(), Body.end(), B.Insts.begin() + Begin);
+    return Moved;
+  }
+
+private:
+  mir::Block &B;
+  const DenseSet<Reg> &LiveOut;
+  const ScheduleOptions &Opts;
+  size_t Begin = 0, End = 0; // body: [Begin, End)
+  std::vector<Node> Nodes;
+
+  void findBody() {
+    Begin = 0;
+    while (Begin < B.Insts.size() && B.Insts[Begin].Opcode == mir::PHI)
+      ++Begin;
+    End = B.Insts.size();
+    if (End > Begin && isPseudoTerminator(B.Insts[End - 1]))
+      --End;
+  }
+
+  Inst &body(unsigned N) { return B.Insts[Begin + N]; }
+
+  void addEdge(unsigned From, unsigned To, unsigned Latency) {
+    Nodes[From].Succs.push_back({To, Latency});
+    ++Nodes[To].NumPreds;
+  }
+
+  void buildGraph() {
+    unsigned N = End - Begin;
+    Nodes.assign(N, Node());
+    DenseMap<Reg, unsigned> DefNode;
+    // Memory order per space (global, shared and local never alias): loads
+    // may pass loads; a store orders with every access to its space; a
+    // barrier, an atomic or a clock read orders with every access.
+    struct SpaceOrder {
+      std::optional<unsigned> LastStore;
+      SmallVector<unsigned, 8> LoadsSinceStore;
+    };
+    DenseMap<unsigned, SpaceOrder> Spaces;
+    std::optional<unsigned> LastOrdered;
+    SmallVector<unsigned, 16> AccessesSinceOrdered;
+    for (unsigned K = 0; K < N; ++K) {
+      Inst &I = body(K);
+      Node &Nd = Nodes[K];
+      Nd.Latency = latencyOf(I, Opts);
+      for (const mir::Operand &O : I.Ops) {
+        if (!O.isReg() || !mir::isVirtual(O.R))
+          continue;
+        if (O.IsDef) {
+          DefNode[O.R] = K;
+          Nd.Defs.push_back(O.R);
+        } else {
+          Nd.Uses.push_back(O.R);
+          auto It = DefNode.find(O.R);
+          if (It != DefNode.end() && It->second != K)
+            addEdge(It->second, K, Nodes[It->second].Latency);
+        }
+      }
+      MemKind Kind = memKindOf(I);
+      if (Kind == MemKind::None)
+        continue;
+      if (LastOrdered)
+        addEdge(*LastOrdered, K, 1);
+      if (Kind == MemKind::Ordered) {
+        for (unsigned A : AccessesSinceOrdered)
+          addEdge(A, K, 1);
+        AccessesSinceOrdered.clear();
+        Spaces.clear();
+        LastOrdered = K;
+        continue;
+      }
+      AccessesSinceOrdered.push_back(K);
+      SpaceOrder &Space = Spaces[static_cast<unsigned>(descOf(I)->Space)];
+      if (Space.LastStore)
+        addEdge(*Space.LastStore, K, 1);
+      if (Kind == MemKind::Load) {
+        Space.LoadsSinceStore.push_back(K);
+      } else {
+        for (unsigned L : Space.LoadsSinceStore)
+          addEdge(L, K, 1);
+        Space.LoadsSinceStore.clear();
+        Space.LastStore = K;
+      }
+    }
+  }
+
+  void computeHeights() {
+    // Edges only go forward in the original order, so a reverse walk sees
+    // every successor before its predecessors.
+    for (unsigned K = Nodes.size(); K-- > 0;) {
+      Node &Nd = Nodes[K];
+      Nd.Height = Nd.Latency;
+      for (auto [S, Lat] : Nd.Succs)
+        Nd.Height = std::max(Nd.Height, Lat + Nodes[S].Height);
+    }
+  }
+
+  /// Local uses left per value defined in this block.
+  DenseMap<Reg, unsigned> countLocalUses() {
+    DenseMap<Reg, unsigned> Remaining;
+    DenseSet<Reg> DefinedHere;
+    for (const Node &Nd : Nodes)
+      for (Reg R : Nd.Defs)
+        DefinedHere.insert(R);
+    for (const Node &Nd : Nodes)
+      for (Reg R : Nd.Uses)
+        if (DefinedHere.count(R))
+          ++Remaining[R];
+    return Remaining;
+  }
+
+  /// Change in the number of live block-local values if \p K issued now.
+  int pressureDelta(unsigned K, const DenseMap<Reg, unsigned> &Remaining) {
+    int Delta = 0;
+    for (Reg R : Nodes[K].Defs)
+      if (LiveOut.count(R) || Remaining.lookup(R) > 0)
+        ++Delta;
+    SmallVector<Reg, 4> Seen;
+    for (Reg R : Nodes[K].Uses) {
+      if (llvm::is_contained(Seen, R))
+        continue;
+      Seen.push_back(R);
+      unsigned Left = Remaining.lookup(R);
+      unsigned UsesHere = llvm::count(Nodes[K].Uses, R);
+      if (Left != 0 && Left == UsesHere && !LiveOut.count(R))
+        --Delta;
+    }
+    return Delta;
+  }
+
+  std::vector<unsigned> schedule() {
+    DenseMap<Reg, unsigned> Remaining = countLocalUses();
+    // Keep a reserve for values live into the block and for the allocator's
+    // own temporaries.
+    int Budget = std::max<int>(4, int(Opts.NumRegisters) - 8);
+    int Live = 0;
+    std::vector<unsigned> Ready, Order;
+    for (unsigned K = 0; K < Nodes.size(); ++K)
+      if (Nodes[K].NumPreds == 0)
+        Ready.push_back(K);
+    unsigned Cycle = 0;
+    while (!Ready.empty()) {
+      std::optional<unsigned> Pick;
+      int PickDelta = 0;
+      bool Tight = Live >= Budget;
+      unsigned NextCycle = ~0u;
+      // Under pressure, waiting for an instruction that frees a register
+      // beats issuing one that takes another.
+      unsigned NextRelief = ~0u;
+      for (unsigned K : Ready) {
+        if (Nodes[K].Earliest > Cycle) {
+          NextCycle = std::min(NextCycle, Nodes[K].Earliest);
+          if (Tight && pressureDelta(K, Remaining) <= 0)
+            NextRelief = std::min(NextRelief, Nodes[K].Earliest);
+          continue;
+        }
+        int Delta = pressureDelta(K, Remaining);
+        if (!Pick) {
+          Pick = K;
+          PickDelta = Delta;
+          continue;
+        }
+        bool Better;
+        if (Tight && Delta != PickDelta)
+          Better = Delta < PickDelta;
+        else if (Nodes[K].Height != Nodes[*Pick].Height)
+          Better = Nodes[K].Height > Nodes[*Pick].Height;
+        else
+          Better = K < *Pick;
+        if (Better) {
+          Pick = K;
+          PickDelta = Delta;
+        }
+      }
+      if (!Pick) {
+        Cycle = NextCycle; // nothing can issue yet: wait for the next one
+        continue;
+      }
+      if (Tight && PickDelta > 0 && NextRelief != ~0u) {
+        Cycle = NextRelief;
+        continue;
+      }
+      unsigned K = *Pick;
+      Ready.erase(llvm::find(Ready, K));
+      Order.push_back(K);
+      Live += PickDelta;
+      for (Reg R : Nodes[K].Uses)
+        if (auto It = Remaining.find(R); It != Remaining.end() && It->second > 0)
+          --It->second;
+      for (auto [S, Lat] : Nodes[K].Succs) {
+        Nodes[S].Earliest = std::max(Nodes[S].Earliest, Cycle + Lat);
+        if (--Nodes[S].NumPreds == 0)
+          Ready.push_back(S);
+      }
+      ++Cycle;
+    }
+    assert(Order.size() == Nodes.size() && "dependence graph has a cycle");
+    return Order;
+  }
+};
+
+/// Values defined in a block and read outside its body (other blocks, PHIs
+/// anywhere, the block's own terminator).
+DenseSet<Reg> valuesLiveOutOfBodies(const mir::Function &Fn) {
+  DenseMap<Reg, const mir::Block *> DefBlock;
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      for (const mir::Operand &O : I.Ops)
+        if (O.isReg() && O.IsDef && mir::isVirtual(O.R))
+          DefBlock[O.R] = B.get();
+  DenseSet<Reg> LiveOut;
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      for (const mir::Operand &O : I.Ops)
+        if (O.isReg() && !O.IsDef && mir::isVirtual(O.R) &&
+            (DefBlock.lookup(O.R) != B.get() || I.Opcode == mir::PHI || isPseudoTerminator(I)))
+          LiveOut.insert(O.R);
+  return LiveOut;
+}
+
+} // namespace
+
+ScheduleStats scheduleFunction(mir::Function &Fn, const ScheduleOptions &Opts) {
+  ScheduleStats Stats;
+  DenseSet<Reg> LiveOut = valuesLiveOutOfBodies(Fn);
+  for (auto &B : Fn.Blocks) {
+    unsigned Moved = BlockScheduler(*B, LiveOut, Opts).run();
+    if (Moved) {
+      ++Stats.BlocksReordered;
+      Stats.InstructionsMoved += Moved;
+    }
+  }
+  return Stats;
+}
+
+} // namespace tandem::sched

@@ -1,0 +1,183 @@
+//===- ListSchedulerTest.cpp - pre-allocation list scheduling -------------===//
+
+#include "sched/ListScheduler.h"
+
+#include "ISA.h"
+
+#include <gtest/gtest.h>
+
+using namespace tandem;
+using namespace tandem::mir;
+
+namespace {
+
+unsigned op(simt::Opcode O) { return static_cast<unsigned>(O); }
+
+/// Builds a block of N independent "load, add 1, store" chains in source
+/// order (chain after chain), the shape a simple unrolled loop body has.
+struct Chains {
+  Function Fn;
+  Block *B;
+  explicit Chains(unsigned N) {
+    Fn.Name = "chains";
+    B = Fn.addBlock("entry");
+    Reg Base = Fn.newVReg(true);
+    B->Insts.push_back(Inst(PARAM_LD(), {Operand::def(Base), Operand::use(0), Operand::imm(0)}));
+    for (unsigned K = 0; K < N; ++K) {
+      Reg V = Fn.newVReg(), W = Fn.newVReg();
+      B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_LD_U32),
+                              {Operand::def(V), Operand::use(Base), Operand::imm(4 * K)}));
+      B->Insts.push_back(Inst(op(simt::Opcode::ADDI), {Operand::def(W), Operand::use(V), Operand::imm(1)}));
+      B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_ST_U32),
+                              {Operand::use(Base), Operand::imm(1024 + 4 * K), Operand::use(W)}));
+    }
+    B->Insts.push_back(Inst(RET, {}));
+  }
+  static unsigned PARAM_LD() { return op(simt::Opcode::PARAM_LD_U32); }
+};
+
+bool isOp(const Inst &I, simt::Opcode O) { return I.Opcode == op(O); }
+
+/// Every use comes after its def, and stores keep their order relative to
+/// each other and to loads that preceded them in the original.
+void expectDependencesKept(const Block &B) {
+  std::vector<Reg> Defined;
+  for (const Inst &I : B.Insts) {
+    for (const Operand &O : I.Ops) {
+      if (O.isReg() && !O.IsDef && isVirtual(O.R)) {
+        EXPECT_TRUE(llvm::is_contained(Defined, O.R)) << "use before def of %v" << O.R - VirtRegBase;
+      }
+    }
+    for (const Operand &O : I.Ops)
+      if (O.isReg() && O.IsDef)
+        Defined.push_back(O.R);
+  }
+  int64_t LastStoreOffset = -1;
+  for (const Inst &I : B.Insts)
+    if (isOp(I, simt::Opcode::GLOBAL_ST_U32)) {
+      EXPECT_GT(I.Ops[1].Imm, LastStoreOffset) << "stores were reordered";
+      LastStoreOffset = I.Ops[1].Imm;
+    }
+  EXPECT_EQ(B.Insts.back().Opcode, RET) << "the terminator must stay last";
+}
+
+TEST(ListSchedulerTest, LoadsDoNotPassStores) {
+  // Without alias information a load may read what an earlier store wrote,
+  // so chains separated by stores keep their order.
+  Chains C(4);
+  sched::ScheduleOptions Opts;
+  Opts.NumRegisters = 64;
+  sched::ScheduleStats Stats = sched::scheduleFunction(C.Fn, Opts);
+  EXPECT_EQ(Stats.InstructionsMoved, 0u);
+  ASSERT_EQ(verify(C.Fn, TargetKind::Simt, false), "");
+  expectDependencesKept(*C.B);
+}
+
+TEST(ListSchedulerTest, BatchesLoadsWhenNoStoreSeparatesThem) {
+  // sum = a[0] + a[1] + a[2] + a[3], written as a dependent chain of adds
+  // interleaved with the loads: the scheduler issues all four loads first.
+  Function Fn;
+  Fn.Name = "sum4";
+  Block *B = Fn.addBlock("entry");
+  Reg Base = Fn.newVReg(true);
+  B->Insts.push_back(Inst(op(simt::Opcode::PARAM_LD_U32), {Operand::def(Base), Operand::use(0), Operand::imm(0)}));
+  Reg Acc = Fn.newVReg();
+  B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_LD_U32), {Operand::def(Acc), Operand::use(Base), Operand::imm(0)}));
+  for (unsigned K = 1; K < 4; ++K) {
+    Reg V = Fn.newVReg(), S = Fn.newVReg();
+    B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_LD_U32), {Operand::def(V), Operand::use(Base), Operand::imm(4 * K)}));
+    B->Insts.push_back(Inst(op(simt::Opcode::FADD), {Operand::def(S), Operand::use(Acc), Operand::use(V)}));
+    Acc = S;
+  }
+  B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_ST_U32), {Operand::use(Base), Operand::imm(64), Operand::use(Acc)}));
+  B->Insts.push_back(Inst(RET, {}));
+
+  sched::ScheduleOptions Opts;
+  sched::scheduleFunction(Fn, Opts);
+  ASSERT_EQ(verify(Fn, TargetKind::Simt, false), "");
+  expectDependencesKept(*B);
+  for (unsigned K = 1; K <= 4; ++K) {
+    EXPECT_TRUE(isOp(B->Insts[K], simt::Opcode::GLOBAL_LD_U32))
+        << "instruction " << K << " should be one of the four loads";
+  }
+}
+
+TEST(ListSchedulerTest, GlobalLoadsPassSharedStores) {
+  // Spaces never alias: a global load may rise above a shared store.
+  Function Fn;
+  Fn.Name = "spaces";
+  Block *B = Fn.addBlock("entry");
+  Reg V = Fn.newVReg(), W = Fn.newVReg();
+  B->Insts.push_back(Inst(LI, {Operand::def(V), Operand::imm(5)}));
+  B->Insts.push_back(Inst(op(simt::Opcode::SHARED_ST_U32), {Operand::use(0), Operand::imm(0), Operand::use(V)}));
+  B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_LD_U32), {Operand::def(W), Operand::use(0), Operand::imm(4)}));
+  B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_ST_U32), {Operand::use(0), Operand::imm(0), Operand::use(W)}));
+  B->Insts.push_back(Inst(RET, {}));
+  sched::scheduleFunction(Fn, {});
+  EXPECT_TRUE(isOp(B->Insts[0], simt::Opcode::GLOBAL_LD_U32));
+  expectDependencesKept(*B);
+}
+
+TEST(ListSchedulerTest, NothingCrossesABarrier) {
+  Function Fn;
+  Fn.Name = "bar";
+  Block *B = Fn.addBlock("entry");
+  Reg V = Fn.newVReg(), W = Fn.newVReg();
+  B->Insts.push_back(Inst(LI, {Operand::def(V), Operand::imm(5)}));
+  B->Insts.push_back(Inst(op(simt::Opcode::SHARED_ST_U32), {Operand::use(0), Operand::imm(0), Operand::use(V)}));
+  B->Insts.push_back(Inst(op(simt::Opcode::BAR), {}));
+  B->Insts.push_back(Inst(op(simt::Opcode::SHARED_LD_U32), {Operand::def(W), Operand::use(0), Operand::imm(4)}));
+  B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_ST_U32), {Operand::use(0), Operand::imm(0), Operand::use(W)}));
+  B->Insts.push_back(Inst(RET, {}));
+  sched::scheduleFunction(Fn, {});
+  EXPECT_TRUE(isOp(B->Insts[1], simt::Opcode::SHARED_ST_U32));
+  EXPECT_TRUE(isOp(B->Insts[2], simt::Opcode::BAR));
+  EXPECT_TRUE(isOp(B->Insts[3], simt::Opcode::SHARED_LD_U32));
+}
+
+TEST(ListSchedulerTest, RegisterBudgetLimitsHoisting) {
+  // 24 independent loads each feeding one add into an accumulator chain:
+  // with 64 registers every load is hoisted; with 16 the scheduler keeps
+  // the number of loaded-but-unused values near the budget.
+  auto Build = [](Function &Fn) {
+    Fn.Name = "many";
+    Block *B = Fn.addBlock("entry");
+    Reg Base = Fn.newVReg(true);
+    B->Insts.push_back(Inst(op(simt::Opcode::PARAM_LD_U32), {Operand::def(Base), Operand::use(0), Operand::imm(0)}));
+    Reg Acc = Fn.newVReg();
+    B->Insts.push_back(Inst(LI, {Operand::def(Acc), Operand::imm(0)}));
+    for (unsigned K = 0; K < 24; ++K) {
+      Reg V = Fn.newVReg(), S = Fn.newVReg();
+      B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_LD_U32), {Operand::def(V), Operand::use(Base), Operand::imm(4 * K)}));
+      B->Insts.push_back(Inst(op(simt::Opcode::ADD), {Operand::def(S), Operand::use(Acc), Operand::use(V)}));
+      Acc = S;
+    }
+    B->Insts.push_back(Inst(op(simt::Opcode::GLOBAL_ST_U32), {Operand::use(Base), Operand::imm(0), Operand::use(Acc)}));
+    B->Insts.push_back(Inst(RET, {}));
+    return B;
+  };
+  auto MaxLoadsInFlight = [](const Block &B) {
+    unsigned Live = 0, Max = 0;
+    for (const Inst &I : B.Insts) {
+      if (isOp(I, simt::Opcode::GLOBAL_LD_U32))
+        Max = std::max(Max, ++Live);
+      else if (isOp(I, simt::Opcode::ADD))
+        --Live;
+    }
+    return Max;
+  };
+  Function Wide, Narrow;
+  Block *WB = Build(Wide), *NB = Build(Narrow);
+  sched::ScheduleOptions Opts;
+  Opts.NumRegisters = 64;
+  sched::scheduleFunction(Wide, Opts);
+  Opts.NumRegisters = 16;
+  sched::scheduleFunction(Narrow, Opts);
+  expectDependencesKept(*WB);
+  expectDependencesKept(*NB);
+  EXPECT_EQ(MaxLoadsInFlight(*WB), 24u);
+  EXPECT_LE(MaxLoadsInFlight(*NB), 9u);
+  EXPECT_GE(MaxLoadsInFlight(*NB), 4u) << "some loads should still be batched";
+}
+
+} // namespace

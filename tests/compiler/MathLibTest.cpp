@@ -1,0 +1,231 @@
+//===- MathLibTest.cpp - the device math library against double precision -===//
+//
+// cuda/math/tandem_math.cu compiled as host C++ (the same source the build
+// turns into device bitcode; it is written so host and device compute the
+// same bits: float only, explicit fmaf, no contraction). Each function runs
+// on about a million inputs (random bit patterns over its whole domain plus
+// edge cases) and is compared with the double-precision C library rounded
+// to float; the largest error in ulp must stay within 2.
+//
+//===----------------------------------------------------------------------===//
+
+#define TANDEM_MATH_HOST_TEST
+#include "cuda/math/tandem_math.cu"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+constexpr int InputsPerFunction = 1 << 20;
+constexpr float Infinity = std::numeric_limits<float>::infinity();
+
+/// Floats in order as integers, so the difference of two is their distance
+/// in ulp (-0 and +0 are the same point).
+int64_t orderedBits(float X) {
+  int32_t Bits = std::bit_cast<int32_t>(X);
+  return Bits < 0 ? -static_cast<int64_t>(Bits & 0x7fffffff) : Bits;
+}
+
+/// Distance in ulp between \p Got and the correctly rounded \p Want. NaNs
+/// must match NaNs; an infinity where a finite value belongs counts as far.
+double ulpDistance(float Got, double Want) {
+  float WantF = static_cast<float>(Want);
+  if (std::isnan(WantF) || std::isnan(Got))
+    return std::isnan(WantF) && std::isnan(Got) ? 0.0 : 1e9;
+  return std::fabs(static_cast<double>(orderedBits(Got) - orderedBits(WantF)));
+}
+
+struct Worst {
+  double Ulp = 0;
+  float X = 0, Y = 0;
+  float Got = 0;
+  double Want = 0;
+};
+
+void record(Worst &W, float X, float Y, float Got, double Want) {
+  double U = ulpDistance(Got, Want);
+  if (U > W.Ulp)
+    W = {U, X, Y, Got, Want};
+}
+
+void report(const char *Name, const Worst &W) {
+  std::printf("  %-8s max error %.0f ulp (x=%.9g y=%.9g got %.9g want %.9g)\n", Name, W.Ulp,
+              W.X, W.Y, W.Got, W.Want);
+}
+
+/// Random floats: uniform bit patterns (every binade, subnormals, both
+/// signs) half the time, uniform in [Lo, Hi] the other half, plus \p Edges.
+std::vector<float> inputs(float Lo, float Hi, std::vector<float> Edges, uint32_t Seed) {
+  std::mt19937 Rng(Seed);
+  std::uniform_real_distribution<float> Uniform(Lo, Hi);
+  std::vector<float> Xs = std::move(Edges);
+  for (float E : std::vector<float>(Xs)) {
+    Xs.push_back(std::nextafter(E, Infinity));
+    Xs.push_back(std::nextafter(E, -Infinity));
+  }
+  while (Xs.size() < static_cast<size_t>(InputsPerFunction)) {
+    float X = std::bit_cast<float>(static_cast<uint32_t>(Rng()));
+    Xs.push_back((Xs.size() & 1) ? X : Uniform(Rng));
+  }
+  return Xs;
+}
+
+std::vector<float> commonEdges() {
+  return {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, Infinity, -Infinity,
+          std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min(),
+          -std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
+          std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()};
+}
+
+Worst checkUnary(const char *Name, float (*Fn)(float), double (*Ref)(double), float Lo,
+                 float Hi, std::vector<float> Extra = {}) {
+  std::vector<float> Edges = commonEdges();
+  Edges.insert(Edges.end(), Extra.begin(), Extra.end());
+  Worst W;
+  for (float X : inputs(Lo, Hi, Edges, 1234)) {
+    if (std::isnan(X) && !std::isnan(Fn(X)))
+      W = {1e9, X, 0, Fn(X), Ref(X)};
+    record(W, X, 0, Fn(X), Ref(X));
+  }
+  report(Name, W);
+  return W;
+}
+
+double refRsqrt(double X) { return 1.0 / std::sqrt(X); }
+double refExp(double X) { return std::exp(X); }
+double refExp2(double X) { return std::exp2(X); }
+double refLog(double X) { return std::log(X); }
+double refLog2(double X) { return std::log2(X); }
+double refTanh(double X) { return std::tanh(X); }
+double refSin(double X) { return std::sin(X); }
+double refCos(double X) { return std::cos(X); }
+
+TEST(MathLib, RsqrtfWithin2Ulp) {
+  EXPECT_LE(checkUnary("rsqrtf", __tandem_rsqrtf, refRsqrt, 0.0f, 100.0f).Ulp, 2);
+}
+
+TEST(MathLib, ExpfWithin2Ulp) {
+  EXPECT_LE(checkUnary("expf", __tandem_expf, refExp, -104.0f, 89.0f,
+                       {88.7228394f, 88.7228317f, -87.3365479f, -103.972084f, -103.278931f})
+                .Ulp,
+            2);
+}
+
+TEST(MathLib, Exp2fWithin2Ulp) {
+  EXPECT_LE(checkUnary("exp2f", __tandem_exp2f, refExp2, -151.0f, 129.0f,
+                       {128.0f, 127.999992f, -126.0f, -149.0f, -149.5f, -150.0f})
+                .Ulp,
+            2);
+}
+
+TEST(MathLib, LogfWithin2Ulp) {
+  EXPECT_LE(checkUnary("logf", __tandem_logf, refLog, 0.0f, 4.0f, {0.70710677f, 1.41421354f}).Ulp,
+            2);
+}
+
+TEST(MathLib, Log2fWithin2Ulp) {
+  EXPECT_LE(
+      checkUnary("log2f", __tandem_log2f, refLog2, 0.0f, 4.0f, {0.70710677f, 1.41421354f}).Ulp,
+      2);
+}
+
+TEST(MathLib, TanhfWithin2Ulp) {
+  EXPECT_LE(
+      checkUnary("tanhf", __tandem_tanhf, refTanh, -10.0f, 10.0f, {2.44140625e-4f, 9.1f, 0.55f})
+          .Ulp,
+      2);
+}
+
+/// Cody-Waite reduction is exact enough up to this magnitude (see the
+/// library's header comment); beyond, only the range [-1, 1] is promised.
+constexpr float TrigAccurateLimit = 105615.0f;
+
+void checkTrig(const char *Name, float (*Fn)(float), double (*Ref)(double)) {
+  Worst W;
+  std::vector<float> Edges = commonEdges();
+  for (float E : {1.57079637f, 3.14159274f, 4.71238899f, 6.28318548f, 0.785398185f,
+                  TrigAccurateLimit, 100000.0f, 12867.9678f, 51471.0469f})
+    Edges.push_back(E);
+  size_t LargeOutOfRange = 0;
+  for (float X : inputs(-TrigAccurateLimit, TrigAccurateLimit, Edges, 99)) {
+    float Got = Fn(X);
+    if (std::fabs(X) > TrigAccurateLimit && std::isfinite(X)) {
+      LargeOutOfRange += !(Got >= -1.0f && Got <= 1.0f);
+      continue;
+    }
+    record(W, X, 0, Got, Ref(X));
+  }
+  report(Name, W);
+  EXPECT_LE(W.Ulp, 2);
+  EXPECT_EQ(LargeOutOfRange, 0u) << Name << " left [-1, 1] for large arguments";
+}
+
+TEST(MathLib, SinfWithin2Ulp) { checkTrig("sinf", __tandem_sinf, refSin); }
+TEST(MathLib, CosfWithin2Ulp) { checkTrig("cosf", __tandem_cosf, refCos); }
+
+TEST(MathLib, PowfWithin2Ulp) {
+  std::mt19937 Rng(7);
+  std::uniform_real_distribution<float> Exponent(-160.0f, 160.0f);
+  std::uniform_real_distribution<float> Small(-30.0f, 30.0f);
+  std::vector<float> Specials = commonEdges();
+  for (float V : {3.0f, -3.0f, 0.25f, -2.5f, 1e9f, -1e9f, 16777216.0f, 16777217.0f})
+    Specials.push_back(V);
+  Worst W;
+  auto Check = [&](float X, float Y) { record(W, X, Y, __tandem_powf(X, Y), std::pow(X, Y)); };
+  // Every special-case pair the C standard defines.
+  for (float X : Specials)
+    for (float Y : Specials)
+      Check(X, Y);
+  for (int I = 0; I < InputsPerFunction; ++I) {
+    float X = std::bit_cast<float>(static_cast<uint32_t>(Rng()) & 0x7fffffffu);
+    if (!std::isfinite(X) || X == 0.0f)
+      continue;
+    float Y;
+    switch (I % 4) {
+    case 0: // results spread over the whole float range
+      Y = static_cast<float>(Exponent(Rng) / std::log2(static_cast<double>(X)));
+      break;
+    case 1: // x near 1, large y: the logarithm must carry extra bits
+      X = 1.0f + Small(Rng) * 1e-5f;
+      Y = static_cast<float>(Exponent(Rng) / std::log2(static_cast<double>(X)));
+      break;
+    case 2: // negative x, integer y
+      X = -(1.0f + std::fabs(Small(Rng)));
+      Y = std::rint(Small(Rng));
+      break;
+    default:
+      Y = Small(Rng);
+      break;
+    }
+    Check(X, Y);
+  }
+  report("powf", W);
+  EXPECT_LE(W.Ulp, 2);
+}
+
+TEST(MathLib, SpecialValuesFollowC99) {
+  EXPECT_EQ(__tandem_expf(-Infinity), 0.0f);
+  EXPECT_EQ(__tandem_expf(Infinity), Infinity);
+  EXPECT_TRUE(std::signbit(__tandem_tanhf(-0.0f)));
+  EXPECT_TRUE(std::signbit(__tandem_sinf(-0.0f)));
+  EXPECT_EQ(__tandem_logf(0.0f), -Infinity);
+  EXPECT_EQ(__tandem_log2f(-0.0f), -Infinity);
+  EXPECT_TRUE(std::isnan(__tandem_logf(-1.0f)));
+  EXPECT_TRUE(std::isnan(__tandem_sinf(Infinity)));
+  EXPECT_EQ(__tandem_powf(std::numeric_limits<float>::quiet_NaN(), 0.0f), 1.0f);
+  EXPECT_EQ(__tandem_powf(-2.0f, 3.0f), -8.0f);
+  EXPECT_TRUE(std::isnan(__tandem_powf(-2.0f, 0.5f)));
+  EXPECT_EQ(__tandem_powf(-0.0f, -3.0f), -Infinity);
+  EXPECT_EQ(__tandem_rsqrtf(-0.0f), -Infinity);
+}
+
+} // namespace
