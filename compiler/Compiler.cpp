@@ -8,11 +8,13 @@
 #include "compiler/Compiler.h"
 
 #include "Assembler.h"
+#include "emit/PtxPrinter.h"
 #include "emit/SimtAsmPrinter.h"
 #include "frontend/Frontend.h"
 #include "isel/LowerControlFlow.h"
 #include "isel/MIR.h"
 #include "isel/Prepare.h"
+#include "isel/SelectPtx.h"
 #include "isel/SelectSimt.h"
 #include "regalloc/RegAlloc.h"
 #include "sched/ListScheduler.h"
@@ -21,13 +23,15 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 
 namespace tandem::compiler {
 
 ArrayRef<StringRef> stageNames() {
-  static const StringRef Names[] = {"prepare", "isel", "schedule", "lower-cfg", "regalloc"};
+  static const StringRef Names[] = {"prepare",  "isel",     "schedule",
+                                    "lower-cfg", "regalloc", "out-of-ssa"};
   return Names;
 }
 
@@ -37,17 +41,19 @@ bool wantsPrintAfter(const CompileOptions &Opts, StringRef Stage) {
   return Opts.PrintStream && llvm::is_contained(Opts.PrintAfter, Stage);
 }
 
-void printStage(const CompileOptions &Opts, StringRef Stage, const mir::Function &Fn) {
+void printStage(const CompileOptions &Opts, StringRef Stage, const mir::Function &Fn,
+                mir::TargetKind T = mir::TargetKind::Simt) {
   if (!wantsPrintAfter(Opts, Stage))
     return;
   *Opts.PrintStream << "# *** MIR after " << Stage << " (" << Fn.Name << ") ***\n";
-  mir::print(*Opts.PrintStream, Fn, mir::TargetKind::Simt);
+  mir::print(*Opts.PrintStream, Fn, T);
 }
 
 /// A stage's output must satisfy the MIR invariants the next stage assumes;
 /// a violation is a compiler bug, reported with the stage that caused it.
-Error verifyAfter(StringRef Stage, const mir::Function &Fn, bool AfterCfgLowering) {
-  std::string Problem = mir::verify(Fn, mir::TargetKind::Simt, AfterCfgLowering);
+Error verifyAfter(StringRef Stage, const mir::Function &Fn, bool AfterCfgLowering,
+                  mir::TargetKind T = mir::TargetKind::Simt) {
+  std::string Problem = mir::verify(Fn, T, AfterCfgLowering);
   if (Problem.empty())
     return Error::success();
   return createStringError(formatv("internal compiler error after {0}: {1}", Stage, Problem));
@@ -101,20 +107,72 @@ Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream &A
   return Error::success();
 }
 
+/// The ptx path: selection, out of SSA, and the module printed at the end
+/// (shared variables are module-scope declarations). BR/BRCOND/RET stay
+/// pseudos to the printer, so MIR is verified with the pre-lowering rules.
+Expected<CompileResult> compilePtxModule(Module &M, StringRef SourceName,
+                                         const CompileOptions &Opts) {
+  std::vector<Function *> Kernels = frontend::kernelsOf(M);
+  if (Kernels.empty())
+    return createStringError(
+        formatv("{0}: no kernel (__global__ function) to compile", SourceName));
+  CompileResult Result;
+  std::vector<isel::PtxSelection> Selected;
+  std::string MirText;
+  raw_string_ostream Mir(MirText);
+  for (Function *K : Kernels) {
+    Expected<isel::PtxSelection> S = isel::selectPtx(*K, frontend::kernelDisplayName(*K));
+    if (!S)
+      return S.takeError();
+    mir::Function &Fn = *S->Fn;
+    if (Error E = verifyAfter("isel", Fn, /*AfterCfgLowering=*/false, mir::TargetKind::Ptx))
+      return E;
+    printStage(Opts, "isel", Fn, mir::TargetKind::Ptx);
+    isel::lowerPtxOutOfSSA(Fn);
+    if (Error E = verifyAfter("out-of-ssa", Fn, /*AfterCfgLowering=*/false, mir::TargetKind::Ptx))
+      return E;
+    printStage(Opts, "out-of-ssa", Fn, mir::TargetKind::Ptx);
+    if (Opts.Emit == EmitKind::MIR)
+      mir::print(Mir, Fn, mir::TargetKind::Ptx);
+    KernelReport Report;
+    Report.Name = Fn.Name;
+    Report.RegistersUsed = emit::ptxRegisterCount(Fn); // virtual: ptxas allocates
+    Report.Instructions = emit::ptxInstructionCount(Fn);
+    Result.Kernels.push_back(std::move(Report));
+    Selected.push_back(std::move(*S));
+  }
+  if (Opts.Emit == EmitKind::MIR) {
+    Result.Text = std::move(MirText);
+    return Result;
+  }
+  std::vector<emit::PtxKernelRef> Refs;
+  for (const isel::PtxSelection &S : Selected)
+    Refs.push_back({S.Fn.get(), &S.Info});
+  emit::PtxModuleOptions PO;
+  PO.Arch = Opts.Arch;
+  PO.SourceName = sys::path::filename(SourceName).str();
+  PO.OptLevel = Opts.OptLevel;
+  raw_string_ostream OS(Result.Text);
+  emit::printPtxModule(OS, Refs, PO);
+  return Result;
+}
+
 } // namespace
 
 Expected<CompileResult> compileFile(StringRef Path, const CompileOptions &Opts) {
-  if (Opts.Target != "simt")
+  bool IsPtx = Opts.Target == "ptx";
+  if (Opts.Target != "simt" && !IsPtx)
     return createStringError(
-        formatv("target '{0}' is not built yet (issue 4 builds ptx after simt); use "
-                "--target simt",
-                Opts.Target));
+        formatv("target '{0}': the targets are simt and ptx", Opts.Target));
+  if (IsPtx && Opts.Emit == EmitKind::Obj)
+    return createStringError("--target ptx writes PTX, which is text: use --emit asm (the "
+                             "default for ptx); ptxas or the CUDA driver assembles it");
   if (Opts.OptLevel > 3)
     return createStringError(formatv("-O{0}: the levels are -O0 to -O3", Opts.OptLevel));
 
   LLVMContext Ctx;
   frontend::FrontendOptions FE;
-  FE.Use32BitPointers = true;
+  FE.Use32BitPointers = !IsPtx; // simt is a 32-bit machine; PTX uses nvptx64
   FE.OptLevel = Opts.OptLevel;
   FE.Arch = Opts.Arch;
   FE.ExtraClangArgs = Opts.ExtraClangArgs;
@@ -123,7 +181,7 @@ Expected<CompileResult> compileFile(StringRef Path, const CompileOptions &Opts) 
     return M.takeError();
 
   isel::PrepareOptions Prep;
-  Prep.Target = isel::PrepTarget::Simt;
+  Prep.Target = IsPtx ? isel::PrepTarget::Ptx : isel::PrepTarget::Simt;
   Prep.OptLevel = Opts.OptLevel;
   Prep.PrintAfter = Opts.PrintAfter;
   Prep.PrintStream = Opts.PrintStream;
@@ -136,6 +194,8 @@ Expected<CompileResult> compileFile(StringRef Path, const CompileOptions &Opts) 
     (*M)->print(OS, nullptr);
     return Result;
   }
+  if (IsPtx)
+    return compilePtxModule(**M, Path, Opts);
   return compilePreparedModule(**M, Path, Opts);
 }
 

@@ -10,6 +10,11 @@
 //     regalloc::allocateRegisters  + checkAllocation
 //     emit::printSimtAsm         -> assembly text
 //   emit::assemble               -> kernel image
+// For --target ptx, per kernel after preparation (nvptx64, no
+// structurization):
+//     isel::selectPtx            IR -> SSA MIR (PtxPatterns.td + rules)
+//     isel::lowerPtxOutOfSSA     PHIs to copies (PTX registers are virtual)
+//   emit::printPtxModule         -> PTX text (CompileResult::Text)
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -30,7 +35,7 @@ namespace tandem::compiler {
 enum class EmitKind { LL, MIR, Asm, Obj };
 
 struct CompileOptions {
-  std::string Target = "simt"; ///< "simt" (ptx: not built yet)
+  std::string Target = "simt"; ///< "simt" or "ptx"
   unsigned OptLevel = 2;       ///< 0..3
   EmitKind Emit = EmitKind::Obj;
   /// Registers the accelerator provides (the configuration's `registers`).
@@ -56,7 +61,8 @@ struct KernelReport {
 };
 
 struct CompileResult {
-  /// --emit ll|mir|asm: the text. --emit obj: empty.
+  /// --emit ll|mir|asm: the text (ptx: asm is the PTX module). --emit obj:
+  /// empty.
   std::string Text;
   /// --emit obj (and asm, which is assembled to check it): the image.
   std::optional<KernelImage> Image;
@@ -74,7 +80,8 @@ llvm::Expected<CompileResult> compilePreparedModule(llvm::Module &M,
                                                     llvm::StringRef SourceName,
                                                     const CompileOptions &Opts);
 
-/// Stage names --print-after accepts besides LLVM's pass names.
+/// Stage names --print-after accepts besides LLVM's pass names ("out-of-ssa"
+/// is ptx's; "schedule", "lower-cfg" and "regalloc" are simt's).
 llvm::ArrayRef<llvm::StringRef> stageNames();
 
 } // namespace tandem::compiler

@@ -156,6 +156,25 @@ public:
     return true;
   }
 
+  /// Reads a string naming a scheduler policy into \p Out if present.
+  bool readScheduler(StringRef Key, WarpScheduler &Out) {
+    const json::Value *V = lookup(Key);
+    if (!V)
+      return true;
+    std::optional<StringRef> S = V->getAsString();
+    Expected<WarpScheduler> P =
+        S ? parseSchedulerName(*S)
+          : createStringError(inconvertibleErrorCode(),
+                              "expected a string (\"rr\" or \"gto\"), got " +
+                                  describe(*V));
+    if (!P) {
+      Diags.report(path(Key), toString(P.takeError()));
+      return false;
+    }
+    Out = *P;
+    return true;
+  }
+
   /// The nested object at \p Key, or null if it is absent or not an object
   /// (the latter is reported).
   const json::Object *readObject(StringRef Key) {
@@ -293,6 +312,7 @@ void readAccelerator(const json::Object &Obj, AcceleratorConfig &C,
   R.readUInt("warps_per_core", C.WarpsPerCore, WarpsPerCoreRule);
   R.readUInt("lanes", C.Lanes, LanesRule);
   R.readUInt("registers", C.Registers, RegistersRule);
+  R.readScheduler("scheduler", C.Scheduler);
   readCache(R, "l1", C.L1, Diags);
   readShared(R, "shared", C.Shared, Diags);
   readDram(R, "dram", C.Dram, Diags);
@@ -375,6 +395,21 @@ void reportDuplicateKeys(StringRef Json, Diagnostics &Diags) {
 
 } // namespace
 
+StringRef schedulerName(WarpScheduler S) {
+  return S == WarpScheduler::GreedyThenOldest ? "gto" : "rr";
+}
+
+Expected<WarpScheduler> parseSchedulerName(StringRef Name) {
+  if (Name == "rr")
+    return WarpScheduler::RoundRobin;
+  if (Name == "gto")
+    return WarpScheduler::GreedyThenOldest;
+  return createStringError(inconvertibleErrorCode(),
+                           "\"%s\" is not a scheduler policy; use \"rr\" "
+                           "(round-robin) or \"gto\" (greedy-then-oldest)",
+                           Name.str().c_str());
+}
+
 Expected<AcceleratorConfig> parseConfig(StringRef Json, StringRef Origin) {
   Diagnostics Diags(Origin);
   Expected<json::Value> Root = json::parse(Json);
@@ -442,6 +477,7 @@ std::string configToJson(const AcceleratorConfig &C) {
     J.attribute("warps_per_core", C.WarpsPerCore);
     J.attribute("lanes", C.Lanes);
     J.attribute("registers", C.Registers);
+    J.attribute("scheduler", schedulerName(C.Scheduler));
     J.attributeObject("l1", [&] {
       J.attribute("size_bytes", C.L1.SizeBytes);
       J.attribute("ways", C.L1.Ways);

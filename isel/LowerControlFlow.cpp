@@ -14,10 +14,13 @@
 //   - Uniform BRCONDs may have any (reducible) shape.
 //
 // Guarantees (MIR.h "cfg lowering"; docs/Divergence.md explains why):
-//   - No PHI, BR, BRCOND or RET is left. Blocks are in layout order: the input
-//     order plus new loop preheaders (just before their header) and blocks
-//     splitting critical edges (just after their source). A block falls
-//     through to the next one unless it ends in bra or exit.
+//   - No PHI, BR, BRCOND or RET is left. Blocks are in layout order: a
+//     structured reverse postorder (the entry first; an if-header followed by
+//     its region, the region by its join; loop bodies contiguous, a latch
+//     followed by the loop's exit), with blocks splitting critical edges
+//     between their source and target when those are adjacent, else just
+//     after their source. A block falls through to the next one unless it
+//     ends in bra or exit.
 //   - Uniform branches are bnz / bz / bra; RET is exit.
 //   - Divergent if:   m = emask.get; emask.and(n) c; bnone J; <region>;
 //                     J: emask.set m
@@ -417,6 +420,7 @@ private:
                             std::vector<Inst> &Out, const std::string &Loc);
   Block *edgeTarget(unsigned From, unsigned To) const;
   void splitCriticalEdges();
+  std::vector<unsigned> structuredOrder() const;
   void buildLayout();
   Block *layoutNext(const Block *B) const;
   std::vector<Inst> lowerBlock(unsigned B);
@@ -720,12 +724,100 @@ Block *Lowering::edgeTarget(unsigned From, unsigned To) const {
   return G.Blocks[To];
 }
 
+/// Layout: a depth-first reverse postorder that visits, at each branch, the
+/// successor to place late first. So the successor visited last (placed
+/// right after the block) is the one a structured program wants there: an
+/// if-header is followed by its region and the region by its join (the
+/// join post-dominates the region, so it is visited first and lands after
+/// it), a loop's body stays together because its exits are visited first,
+/// and a latch is followed by the loop's exit. Every block still comes after
+/// its forward predecessors, and the entry block stays first.
+std::vector<unsigned> Lowering::structuredOrder() const {
+  // Natural loops by header, to tell loop exits from edges that stay inside.
+  std::vector<BitVector> LoopBodies;
+  for (unsigned B = 0; B < G.size(); ++B)
+    for (unsigned H : G.Succs[B]) {
+      if (!dominates(Idom, H, B))
+        continue;
+      BitVector Body(G.size());
+      Body.set(H);
+      SmallVector<unsigned, 8> Work{B};
+      while (!Work.empty()) {
+        unsigned X = Work.pop_back_val();
+        if (Body.test(X))
+          continue;
+        Body.set(X);
+        append_range(Work, G.Preds[X]);
+      }
+      LoopBodies.push_back(std::move(Body));
+    }
+  auto LoopsLeft = [&](unsigned From, unsigned To) {
+    unsigned N = 0;
+    for (const BitVector &Body : LoopBodies)
+      N += Body.test(From) && !Body.test(To);
+    return N;
+  };
+  auto PostDominates = [&](unsigned A, unsigned B) {
+    for (int X = int(B); X != NoBlock; X = Ipdom[X])
+      if (X == int(A))
+        return true;
+    return false;
+  };
+  /// Successors of B, the one to place furthest away first.
+  auto VisitOrder = [&](unsigned B) {
+    SmallVector<unsigned, 2> Order(G.Succs[B].rbegin(), G.Succs[B].rend());
+    if (Order.size() == 2) {
+      unsigned A = Order[0], C = Order[1];
+      unsigned LeaveA = LoopsLeft(B, A), LeaveC = LoopsLeft(B, C);
+      bool Swap = LeaveC != LeaveA ? LeaveC > LeaveA : PostDominates(C, A) && !PostDominates(A, C);
+      if (Swap)
+        std::swap(Order[0], Order[1]);
+    }
+    return Order;
+  };
+
+  std::vector<unsigned> PostOrder;
+  std::vector<bool> Seen(G.size(), false);
+  std::vector<std::pair<unsigned, SmallVector<unsigned, 2>>> Stack;
+  Seen[0] = true;
+  Stack.push_back({0, VisitOrder(0)});
+  while (!Stack.empty()) {
+    auto &[Node, Pending] = Stack.back();
+    if (!Pending.empty()) {
+      unsigned S = Pending.front();
+      Pending.erase(Pending.begin());
+      if (!Seen[S]) {
+        Seen[S] = true;
+        Stack.push_back({S, VisitOrder(S)});
+      }
+      continue;
+    }
+    PostOrder.push_back(Node);
+    Stack.pop_back();
+  }
+  return std::vector<unsigned>(PostOrder.rbegin(), PostOrder.rend());
+}
+
+/// The structured order, with each critical-edge block placed between its
+/// source and its target when they are adjacent (the source then falls
+/// through into it), else right after its source.
 void Lowering::buildLayout() {
-  for (unsigned B = 0; B < G.size(); ++B) {
+  std::vector<unsigned> Order = structuredOrder();
+  for (size_t K = 0; K < Order.size(); ++K) {
+    unsigned B = Order[K];
     Layout.push_back(G.Blocks[B]);
-    for (const Split &S : Splits)
-      if (S.From == B)
+    int Next = K + 1 < Order.size() ? int(Order[K + 1]) : NoBlock;
+    const Split *ToNext = nullptr;
+    for (const Split &S : Splits) {
+      if (S.From != B)
+        continue;
+      if (int(S.To) == Next)
+        ToNext = &S;
+      else
         Layout.push_back(S.B.get());
+    }
+    if (ToNext)
+      Layout.push_back(ToNext->B.get());
   }
 }
 

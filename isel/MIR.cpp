@@ -3,6 +3,7 @@
 #include "MIR.h"
 
 #include "ISA.h"
+#include "PTX.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -30,7 +31,7 @@ Block *Function::addBlock(std::string BlockName) {
 }
 
 Reg Function::newVReg(bool Uniform, std::string DebugName) {
-  VRegs.push_back({Uniform, std::move(DebugName)});
+  VRegs.push_back({Uniform, std::move(DebugName), 0});
   return VirtRegBase + VRegs.size() - 1;
 }
 
@@ -77,9 +78,12 @@ SmallVector<Block *, 2> successors(const Function &Fn, const Block &B) {
   return Succs;
 }
 
-std::string opcodeName(unsigned Opc, TargetKind) {
+std::string opcodeName(unsigned Opc, TargetKind T) {
   if (isPseudo(Opc))
     return pseudoName(Opc);
+  if (T == TargetKind::Ptx)
+    return Opc < ptx::numOpcodes() ? ptx::getDesc(Opc).Name
+                                   : formatv("<opcode {0}>", Opc).str();
   if (isSimtOpcode(Opc))
     return simt::getDesc(static_cast<simt::Opcode>(Opc)).Mnemonic;
   return formatv("<opcode {0}>", Opc).str();
@@ -196,7 +200,44 @@ std::string checkPseudoShape(const Inst &I) {
   }
 }
 
-std::string checkTargetShape(const Inst &I) {
+/// PTX operands are in dag order (defs first); a RegOrImm operand may hold
+/// either.
+std::string checkPtxShape(const Inst &I) {
+  if (I.Opcode >= ptx::numOpcodes())
+    return "opcode is neither a pseudo nor a ptx instruction";
+  const ptx::InstrDesc &D = ptx::getDesc(I.Opcode);
+  if (I.Ops.size() != D.NumOperands)
+    return formatv("{0} wants {1} operands, has {2}", D.Name, D.NumOperands, I.Ops.size()).str();
+  for (unsigned K = 0; K < D.NumOperands; ++K) {
+    const ptx::OperandInfo &Want = D.Operands[K];
+    const Operand &Have = I.Ops[K];
+    bool Ok = false;
+    switch (Want.Kind) {
+    case ptx::OperandKind::Reg:
+      Ok = Have.isReg() && Have.IsDef == Want.IsDef;
+      break;
+    case ptx::OperandKind::RegOrImm:
+      Ok = (Have.isReg() && !Have.IsDef) || Have.isImm();
+      break;
+    case ptx::OperandKind::MemOffset:
+    case ptx::OperandKind::Symbol:
+    case ptx::OperandKind::SpecialReg:
+    case ptx::OperandKind::CondCode:
+      Ok = Have.isImm();
+      break;
+    case ptx::OperandKind::Block:
+      Ok = Have.isBlock();
+      break;
+    }
+    if (!Ok)
+      return formatv("{0}: operand ${1} has the wrong kind", D.Name, Want.Name).str();
+  }
+  return "";
+}
+
+std::string checkTargetShape(const Inst &I, TargetKind T) {
+  if (T == TargetKind::Ptx)
+    return checkPtxShape(I);
   if (!isSimtOpcode(I.Opcode))
     return "opcode is neither a pseudo nor a simt instruction";
   const simt::InstrDesc &D = simt::getDesc(static_cast<simt::Opcode>(I.Opcode));
@@ -247,7 +288,7 @@ std::string verify(const Function &Fn, TargetKind T, bool AfterCfgLowering) {
                        opcodeName(I.Opcode, T), Msg)
             .str();
       };
-      std::string Shape = I.isPseudo() ? checkPseudoShape(I) : checkTargetShape(I);
+      std::string Shape = I.isPseudo() ? checkPseudoShape(I) : checkTargetShape(I, T);
       if (!Shape.empty())
         return Where(Shape);
       if (AfterCfgLowering && (I.Opcode == PHI || I.Opcode == BR || I.Opcode == BRCOND ||

@@ -141,6 +141,9 @@ struct VRegInfo {
   bool Uniform = false;
   /// Debug name from the IR value, or empty.
   std::string Name;
+  /// Register class, a target-defined number (ptx: ptx::RegClass). simt has
+  /// one class and ignores it.
+  uint8_t RegClass = 0;
 };
 
 /// Allocation results the compiler reports per kernel.
@@ -177,8 +180,10 @@ private:
 /// unconditional jump, RET or exit).
 llvm::SmallVector<Block *, 2> successors(const Function &Fn, const Block &B);
 
-/// Which target the instructions belong to, for printing opcode names.
-enum class TargetKind : uint8_t { Simt };
+/// Which target the instructions belong to, for printing opcode names and
+/// checking operand shapes (simt and ptx opcodes share the numbers below
+/// PseudoBase).
+enum class TargetKind : uint8_t { Simt, Ptx };
 
 /// Text form for --emit mir and --print-after: one line per instruction,
 /// `%v12 = add %v3, %v4`, physical registers as the target names them.

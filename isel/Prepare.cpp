@@ -15,7 +15,10 @@
 //  - no switch, no vector values (scalarized), no memcpy/memset/memmove
 //    intrinsics (expanded to loops), no llvm.is.fpclass (integer tests),
 //    one return block;
-//  - simt only: no f64, divergent regions structurized (StructurizeCFG with
+//  - simt only: no i64 division or i64<->float conversion (expanded into
+//    32-bit operations and a loop), no atomicrmw the ISA lacks (and, or,
+//    xor, nand, fsub, fmin, fmax: compare-and-swap loops), no f64,
+//    divergent regions structurized (StructurizeCFG with
 //    uniform regions skipped), irreducible loops made reducible, loops with
 //    one exit block;
 //  - the module verifies.
@@ -58,6 +61,7 @@
 #include "llvm/Transforms/Scalar/Scalarizer.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/FixIrreducible.h"
+#include "llvm/Transforms/Utils/LowerAtomic.h"
 #include "llvm/Transforms/Utils/LowerMemIntrinsics.h"
 #include "llvm/Transforms/Utils/LowerSwitch.h"
 #include "llvm/Transforms/Utils/Mem2Reg.h"
@@ -326,6 +330,273 @@ struct LowerIsFpClassPass : PassInfoMixin<LowerIsFpClassPass> {
   }
 };
 
+// ---- simt: operations the ISA lacks, built from ones it has ---------------
+//
+// These run after optimization (so a division by a constant power of two is
+// a shift by then, and the optimizer cannot undo the expansions) and before
+// structurization (their loops and branches may be divergent).
+
+/// The divisor and dividend of a 64-bit division, at most 32 bits wide:
+/// one hardware divide. Otherwise restoring shift-subtract division, one
+/// quotient bit per iteration, in a loop whose trip count (64) is uniform.
+/// Division by zero gives an all-ones quotient and the dividend as
+/// remainder (undefined in C, as in CUDA).
+struct QuotientAndRemainder {
+  Value *Quotient, *Remainder;
+};
+
+QuotientAndRemainder emitUnsignedDivRem64(IRBuilder<> &B, Value *N, Value *D) {
+  Type *I64 = B.getInt64Ty(), *I32 = B.getInt32Ty();
+  BasicBlock *Before = B.GetInsertBlock();
+  Function *F = Before->getParent();
+  Instruction *SplitAt = &*B.GetInsertPoint();
+  BasicBlock *Done = Before->splitBasicBlock(SplitAt, "div64.done");
+  BasicBlock *Narrow = BasicBlock::Create(F->getContext(), "div64.narrow", F, Done);
+  BasicBlock *Loop = BasicBlock::Create(F->getContext(), "div64.loop", F, Done);
+  Before->getTerminator()->eraseFromParent();
+
+  B.SetInsertPoint(Before);
+  Value *Wide = B.CreateICmpNE(B.CreateLShr(B.CreateOr(N, D), 32), B.getInt64(0), "div64.wide");
+  B.CreateCondBr(Wide, Loop, Narrow);
+
+  B.SetInsertPoint(Narrow);
+  Value *N32 = B.CreateTrunc(N, I32), *D32 = B.CreateTrunc(D, I32);
+  // udiv by zero is undefined behaviour in IR: divide by 1 instead and let
+  // the selects give the loop's division-by-zero answer.
+  Value *DZero = B.CreateICmpEQ(D32, B.getInt32(0));
+  Value *SafeD = B.CreateSelect(DZero, B.getInt32(1), D32);
+  Value *Q32 = B.CreateSelect(DZero, B.getInt32(~0u), B.CreateUDiv(N32, SafeD));
+  Value *R32 = B.CreateSelect(DZero, N32, B.CreateURem(N32, SafeD));
+  Value *QNarrow = B.CreateZExt(Q32, I64), *RNarrow = B.CreateZExt(R32, I64);
+  B.CreateBr(Done);
+
+  B.SetInsertPoint(Loop);
+  PHINode *Count = B.CreatePHI(I32, 2, "div64.count");
+  PHINode *Rest = B.CreatePHI(I64, 2, "div64.rest"); // dividend bits not yet used
+  PHINode *Rem = B.CreatePHI(I64, 2, "div64.rem");
+  PHINode *Quo = B.CreatePHI(I64, 2, "div64.quo");
+  Value *Shifted = B.CreateOr(B.CreateShl(Rem, 1), B.CreateLShr(Rest, 63));
+  Value *Fits = B.CreateICmpUGE(Shifted, D);
+  Value *NextRem = B.CreateSelect(Fits, B.CreateSub(Shifted, D), Shifted);
+  Value *NextQuo = B.CreateOr(B.CreateShl(Quo, 1), B.CreateZExt(Fits, I64));
+  Value *NextRest = B.CreateShl(Rest, 1);
+  Value *NextCount = B.CreateAdd(Count, B.getInt32(1));
+  B.CreateCondBr(B.CreateICmpULT(NextCount, B.getInt32(64)), Loop, Done);
+  Count->addIncoming(B.getInt32(0), Before);
+  Count->addIncoming(NextCount, Loop);
+  Rest->addIncoming(N, Before);
+  Rest->addIncoming(NextRest, Loop);
+  Rem->addIncoming(B.getInt64(0), Before);
+  Rem->addIncoming(NextRem, Loop);
+  Quo->addIncoming(B.getInt64(0), Before);
+  Quo->addIncoming(NextQuo, Loop);
+
+  B.SetInsertPoint(Done, Done->getFirstInsertionPt());
+  PHINode *Q = B.CreatePHI(I64, 2, "div64.q"), *R = B.CreatePHI(I64, 2, "div64.r");
+  Q->addIncoming(QNarrow, Narrow);
+  Q->addIncoming(NextQuo, Loop);
+  R->addIncoming(RNarrow, Narrow);
+  R->addIncoming(NextRem, Loop);
+  B.SetInsertPoint(SplitAt);
+  return {Q, R};
+}
+
+/// udiv/sdiv/urem/srem on i64: the SIMT ISA divides 32-bit values only.
+/// Signed forms divide magnitudes; the quotient is negative when the signs
+/// differ, the remainder takes the dividend's sign (C's truncation).
+struct ExpandDivision64Pass : PassInfoMixin<ExpandDivision64Pass> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<BinaryOperator *, 4> Work;
+    for (Instruction &I : instructions(F))
+      if (auto *BO = dyn_cast<BinaryOperator>(&I); BO && BO->getType()->isIntegerTy(64))
+        switch (BO->getOpcode()) {
+        case Instruction::UDiv:
+        case Instruction::SDiv:
+        case Instruction::URem:
+        case Instruction::SRem:
+          Work.push_back(BO);
+          break;
+        default:
+          break;
+        }
+    for (BinaryOperator *BO : Work) {
+      IRBuilder<> B(BO);
+      B.SetCurrentDebugLocation(BO->getDebugLoc());
+      bool Signed = BO->getOpcode() == Instruction::SDiv || BO->getOpcode() == Instruction::SRem;
+      bool WantQuotient = BO->getOpcode() == Instruction::UDiv || BO->getOpcode() == Instruction::SDiv;
+      Value *N = BO->getOperand(0), *D = BO->getOperand(1);
+      Value *NNeg = nullptr, *DNeg = nullptr;
+      if (Signed) {
+        NNeg = B.CreateICmpSLT(N, B.getInt64(0));
+        DNeg = B.CreateICmpSLT(D, B.getInt64(0));
+        N = B.CreateSelect(NNeg, B.CreateNeg(N), N);
+        D = B.CreateSelect(DNeg, B.CreateNeg(D), D);
+      }
+      QuotientAndRemainder QR = emitUnsignedDivRem64(B, N, D);
+      Value *Result = WantQuotient ? QR.Quotient : QR.Remainder;
+      if (Signed) {
+        Value *Negate = WantQuotient ? B.CreateXor(NNeg, DNeg) : NNeg;
+        Result = B.CreateSelect(Negate, B.CreateNeg(Result), Result);
+      }
+      BO->replaceAllUsesWith(Result);
+      Result->takeName(BO);
+      BO->eraseFromParent();
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
+/// i64 <-> f32 conversions from 32-bit ones (the ISA converts 32-bit
+/// integers only), rounding as C does: to nearest even into float, toward
+/// zero out of it. Out-of-range float -> integer conversions are undefined
+/// in C and give whatever the 32-bit saturating conversions make of them.
+struct ExpandConversions64Pass : PassInfoMixin<ExpandConversions64Pass> {
+  /// 2^E as a float, for 0 <= E <= 64 (a normal number: exact).
+  static Value *powerOfTwo(IRBuilder<> &B, Value *E) {
+    return B.CreateBitCast(B.CreateShl(B.CreateAdd(E, B.getInt32(127)), 23), B.getFloatTy());
+  }
+
+  /// Unsigned X to float: above 2^32 the top 32 significant bits, with
+  /// every bit shifted out ORed into the lowest (a sticky bit far below the
+  /// rounding position, so the one rounding of the 32-bit conversion is
+  /// the correct one), then scaled back by an exact power of two.
+  static Value *unsignedToFloat(IRBuilder<> &B, Value *X) {
+    Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
+    Value *Hi = B.CreateTrunc(B.CreateLShr(X, 32), I32);
+    Value *Lo = B.CreateTrunc(X, I32);
+    Value *HiBits = B.CreateSub(B.getInt32(32),
+                                B.CreateBinaryIntrinsic(Intrinsic::ctlz, Hi, B.getFalse()));
+    Value *Shift = B.CreateZExt(HiBits, I64); // 0 when Hi == 0
+    Value *Top = B.CreateTrunc(B.CreateLShr(X, Shift), I32);
+    Value *LostMask = B.CreateSub(B.CreateShl(B.getInt64(1), Shift), B.getInt64(1));
+    Value *Sticky = B.CreateZExt(B.CreateICmpNE(B.CreateAnd(X, LostMask), B.getInt64(0)), I32);
+    Value *Big = B.CreateFMul(B.CreateUIToFP(B.CreateOr(Top, Sticky), B.getFloatTy()),
+                              powerOfTwo(B, HiBits));
+    Value *Small = B.CreateUIToFP(Lo, B.getFloatTy());
+    return B.CreateSelect(B.CreateICmpEQ(Hi, B.getInt32(0)), Small, Big);
+  }
+
+  /// Float X >= 0 to unsigned i64: the high word is trunc(X / 2^32); what
+  /// remains, X - high * 2^32, is exact and below 2^32.
+  static Value *floatToUnsigned(IRBuilder<> &B, Value *X) {
+    Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *F32 = B.getFloatTy();
+    Value *Hi = B.CreateFPToUI(B.CreateFMul(X, ConstantFP::get(F32, 0x1p-32)), I32);
+    Value *HiPart = B.CreateFMul(B.CreateUIToFP(Hi, F32), ConstantFP::get(F32, 0x1p32));
+    Value *Lo = B.CreateFPToUI(B.CreateFSub(X, HiPart), I32);
+    return B.CreateOr(B.CreateShl(B.CreateZExt(Hi, I64), 32), B.CreateZExt(Lo, I64));
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<CastInst *, 4> Work;
+    for (Instruction &I : instructions(F)) {
+      auto *C = dyn_cast<CastInst>(&I);
+      if (!C)
+        continue;
+      bool IntToFloat = isa<SIToFPInst>(C) || isa<UIToFPInst>(C);
+      bool FloatToInt = isa<FPToSIInst>(C) || isa<FPToUIInst>(C);
+      Type *IntTy = IntToFloat ? C->getSrcTy() : C->getDestTy();
+      Type *FpTy = IntToFloat ? C->getDestTy() : C->getSrcTy();
+      if ((IntToFloat || FloatToInt) && IntTy->isIntegerTy(64) && FpTy->isFloatTy())
+        Work.push_back(C);
+    }
+    for (CastInst *C : Work) {
+      IRBuilder<> B(C);
+      B.SetCurrentDebugLocation(C->getDebugLoc());
+      Value *X = C->getOperand(0), *Result = nullptr;
+      if (isa<UIToFPInst>(C)) {
+        Result = unsignedToFloat(B, X);
+      } else if (isa<SIToFPInst>(C)) {
+        Value *Neg = B.CreateICmpSLT(X, B.getInt64(0));
+        Value *Mag = unsignedToFloat(B, B.CreateSelect(Neg, B.CreateNeg(X), X));
+        Result = B.CreateSelect(Neg, B.CreateFNeg(Mag), Mag);
+      } else if (isa<FPToUIInst>(C)) {
+        Result = floatToUnsigned(B, X);
+      } else {
+        Value *Neg = B.CreateFCmpOLT(X, ConstantFP::get(X->getType(), 0.0));
+        Value *Mag = floatToUnsigned(B, B.CreateUnaryIntrinsic(Intrinsic::fabs, X));
+        Result = B.CreateSelect(Neg, B.CreateNeg(Mag), Mag);
+      }
+      C->replaceAllUsesWith(Result);
+      Result->takeName(C);
+      C->eraseFromParent();
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
+/// atomicrmw operations the ISA has no instruction for (and, or, xor, nand,
+/// fsub, fmin, fmax, uinc_wrap, udec_wrap) become a compare-and-swap loop:
+/// read, compute, cas; a lane whose cas found another value retries with
+/// it. Lock-free, so lanes of one warp contending for one word still make
+/// progress (one of them wins each round).
+struct ExpandAtomicsPass : PassInfoMixin<ExpandAtomicsPass> {
+  static bool hasInstruction(const AtomicRMWInst &A) {
+    switch (A.getOperation()) {
+    case AtomicRMWInst::Add:
+    case AtomicRMWInst::Sub:
+    case AtomicRMWInst::FAdd:
+    case AtomicRMWInst::Min:
+    case AtomicRMWInst::Max:
+    case AtomicRMWInst::UMin:
+    case AtomicRMWInst::UMax:
+    case AtomicRMWInst::Xchg:
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  static void expand(AtomicRMWInst &A) {
+    Type *ValTy = A.getType();
+    Type *IntTy = IntegerType::get(A.getContext(), ValTy->getPrimitiveSizeInBits());
+    BasicBlock *Before = A.getParent();
+    Function *F = Before->getParent();
+    BasicBlock *Done = Before->splitBasicBlock(&A, "atomic.done");
+    BasicBlock *Loop = BasicBlock::Create(A.getContext(), "atomic.cas", F, Done);
+    Before->getTerminator()->eraseFromParent();
+
+    IRBuilder<> B(Before);
+    B.SetCurrentDebugLocation(A.getDebugLoc());
+    Value *Ptr = A.getPointerOperand();
+    LoadInst *Initial = B.CreateAlignedLoad(IntTy, Ptr, A.getAlign(), "atomic.initial");
+    Initial->setVolatile(true);
+    B.CreateBr(Loop);
+
+    B.SetInsertPoint(Loop);
+    PHINode *Seen = B.CreatePHI(IntTy, 2, "atomic.seen");
+    Value *Old = B.CreateBitCast(Seen, ValTy);
+    Value *New = buildAtomicRMWValue(A.getOperation(), B, Old, A.getValOperand());
+    AtomicCmpXchgInst *Cas =
+        B.CreateAtomicCmpXchg(Ptr, Seen, B.CreateBitCast(New, IntTy), A.getAlign(),
+                              A.getOrdering(), AtomicCmpXchgInst::getStrongestFailureOrdering(
+                                                   A.getOrdering()),
+                              A.getSyncScopeID());
+    Value *Found = B.CreateExtractValue(Cas, 0, "atomic.found");
+    Value *Swapped = B.CreateExtractValue(Cas, 1, "atomic.swapped");
+    B.CreateCondBr(Swapped, Done, Loop);
+    Seen->addIncoming(Initial, Before);
+    Seen->addIncoming(Found, Loop);
+
+    // The cas that swapped found the value it computed from: the old one.
+    B.SetInsertPoint(Done, Done->getFirstInsertionPt());
+    Value *Result = B.CreateBitCast(Seen, ValTy);
+    A.replaceAllUsesWith(Result);
+    Result->takeName(&A);
+    A.eraseFromParent();
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<AtomicRMWInst *, 4> Work;
+    for (Instruction &I : instructions(F))
+      if (auto *A = dyn_cast<AtomicRMWInst>(&I);
+          A && !hasInstruction(*A) && A->getType()->getPrimitiveSizeInBits() == 32)
+        Work.push_back(A);
+    for (AtomicRMWInst *A : Work)
+      expand(*A);
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
 // ---- Target machine -----------------------------------------------------
 
 void initializeNVPTX() {
@@ -428,6 +699,11 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   Scalarize.ScalarizeLoadStore = true;
   FPM.addPass(ScalarizerPass(Scalarize));
   FPM.addPass(LowerSwitchPass());
+  if (Target == PrepTarget::Simt) {
+    FPM.addPass(ExpandAtomicsPass());
+    FPM.addPass(ExpandDivision64Pass());
+    FPM.addPass(ExpandConversions64Pass());
+  }
   FPM.addPass(UnifyFunctionExitNodesPass());
   if (Target == PrepTarget::Simt) {
     FPM.addPass(FixIrreduciblePass());
@@ -461,6 +737,9 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
   PIC.addClassToPassName(LowerAllocasToLocalPass::name(), "tandem-lower-alloca");
   PIC.addClassToPassName(ExpandMemIntrinsicsPass::name(), "tandem-expand-mem-intrinsics");
   PIC.addClassToPassName(LowerIsFpClassPass::name(), "tandem-lower-is-fpclass");
+  PIC.addClassToPassName(ExpandAtomicsPass::name(), "tandem-expand-atomics");
+  PIC.addClassToPassName(ExpandDivision64Pass::name(), "tandem-expand-div64");
+  PIC.addClassToPassName(ExpandConversions64Pass::name(), "tandem-expand-cvt64");
   registerPrintAfter(PIC, Opts);
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);
@@ -551,17 +830,26 @@ void checkInstruction(const Instruction &I, PrepTarget Target, Problems &P) {
 }
 
 void checkGlobals(Module &M, Problems &P) {
+  constexpr unsigned ConstantAS = 4;
   for (GlobalVariable &G : M.globals()) {
     if (G.getName().starts_with("llvm.") || G.use_empty())
       continue;
     if (G.getAddressSpace() == SharedAS)
       continue;
-    P.add(formatv("global variable '{0}' in address space {1} is not supported: the SIMT "
-                  "target supports __shared__ variables only (no __device__ or "
-                  "__constant__ variables and no constant tables yet); pass the data as a "
-                  "kernel argument",
-                  demangle(G.getName().str()), G.getAddressSpace())
-              .str());
+    std::string Name = demangle(G.getName().str());
+    if (G.getAddressSpace() == ConstantAS)
+      P.add(formatv("__constant__ variable '{0}' is not supported on simt yet (the image's "
+                    "const section is not filled by the compiler); pass the data as a kernel "
+                    "argument or compute it in the kernel",
+                    Name)
+                .str());
+    else
+      P.add(formatv("global variable '{0}' in address space {1} is not supported: the SIMT "
+                    "target has no memory for writable __device__ variables (global memory "
+                    "belongs to the host's buffers); pass a buffer as a kernel argument, or "
+                    "use __shared__ for per-block data",
+                    Name, G.getAddressSpace())
+                .str());
   }
 }
 

@@ -30,7 +30,9 @@ Error Selector::selectWideBinary(BinaryOperator &I) {
   unsigned IROp = I.getOpcode();
   if (IROp == Instruction::UDiv || IROp == Instruction::SDiv || IROp == Instruction::URem ||
       IROp == Instruction::SRem)
-    return cannotSelect(I, "64-bit division is not supported on simt; use 32-bit operands");
+    return cannotSelect(I, "64-bit division is not supported on simt by selection: isel/Prepare "
+                           "expands it into a loop of 32-bit operations (run the IR through "
+                           "prepareModule)");
   Expected<ValueRegs> EA = regsOf(I.getOperand(0)), EB = regsOf(I.getOperand(1));
   if (!EA)
     return EA.takeError();

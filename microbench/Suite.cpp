@@ -11,6 +11,8 @@
 
 #include "Suite.h"
 
+#include "sparse/Generators.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/bit.h"
@@ -453,6 +455,126 @@ void refSpmv(Problem &P) {
   P.Checks.push_back(approx(indexOf(P, "y"), Want, std::move(Mag), 1e-5));
 }
 
+//===--- spmv_balanced, spmm ----------------------------------------------===//
+
+/// A seed for the sparse generators, drawn from the case's generator.
+uint64_t sparseSeed(std::mt19937 &Rng) {
+  uint64_t Hi = Rng();
+  return Hi << 32 | Rng();
+}
+
+/// Adds A as the buffers rowPtr, colIdx (s32) and vals (f32), and its sizes.
+void addCsr(Problem &P, const sparse::CsrMatrix &A) {
+  P.Sizes["rows"] = A.Rows;
+  P.Sizes["cols"] = A.Cols;
+  P.Sizes["nnz"] = uint32_t(A.nnz());
+  std::vector<uint32_t> Vals(A.Values.size());
+  for (size_t I = 0; I < Vals.size(); ++I)
+    Vals[I] = asBits(A.Values[I]);
+  P.addBuffer("rowPtr", Role::In, Elem::S32, A.RowPtr);
+  P.addBuffer("colIdx", Role::In, Elem::S32, A.ColIdx);
+  P.addBuffer("vals", Role::In, Elem::F32, std::move(Vals));
+}
+
+/// A power-law CSR matrix (lengths 0..300, P(k) ~ (k+1)^-1.2: many short
+/// and empty rows, a few rows several slices long; ~13k nonzeros), merged by
+/// 256 threads in 2 blocks (~53 items each); about 280k cycles on rtl.
+Problem genSpmvBalanced(std::mt19937 &Rng, const Limits &L) {
+  Problem P;
+  const uint32_t Rows = 500, Cols = 400;
+  addCsr(P, cantFail(sparse::generatePowerLaw(sparseSeed(Rng), Rows, Cols, 1.2, 0, 300)));
+  unsigned X = P.addBuffer("x", Role::In, Elem::F32, randomFloats(Rng, Cols, -1, 1));
+  unsigned Y = P.addOutput("y", Elem::F32, Rows);
+  const uint32_t B = blockSize(L, 128), Threads = 2 * B;
+  const uint32_t Items = ceilDiv(Rows + P.size("nnz"), Threads);
+  P.Sizes["threads"] = Threads;
+  P.Sizes["items_per_thread"] = Items;
+  unsigned CarryRow = P.addOutput("carryRow", Elem::S32, Threads);
+  unsigned CarryVal = P.addOutput("carryVal", Elem::F32, Threads);
+  P.Launches.push_back(launch1D(
+      "spmv_merge", Threads / B, B,
+      {Arg::s32(Rows), Arg::s32(P.size("nnz")), Arg::buffer(indexOf(P, "rowPtr")),
+       Arg::buffer(indexOf(P, "colIdx")), Arg::buffer(indexOf(P, "vals")), Arg::buffer(X),
+       Arg::buffer(Y), Arg::s32(Items), Arg::buffer(CarryRow), Arg::buffer(CarryVal)}));
+  P.Launches.push_back(launch1D("spmv_merge_fixup", ceilDiv(Threads, B), B,
+                                {Arg::s32(Rows), Arg::s32(Threads), Arg::buffer(CarryRow),
+                                 Arg::buffer(CarryVal), Arg::buffer(Y)}));
+  return P;
+}
+
+// y as refSpmv (a row's terms are summed in slices, then the carries in
+// slice order: at most ~53 terms per slice plus a few carries): 1e-5 of
+// sum |a x|, empty rows exactly 0. The carries are replayed on the host by
+// the same merge (row ends before nonzeros at equal positions): carryRow
+// exact, carryVal within 1e-5 of its slice's sum |a x|.
+void refSpmvBalanced(Problem &P) {
+  refSpmv(P);
+  const uint32_t Rows = P.size("rows"), Nnz = P.size("nnz");
+  const uint32_t Threads = P.size("threads"), Items = P.size("items_per_thread");
+  const std::vector<uint32_t> &RowPtr = P.buffer("rowPtr").Data;
+  const std::vector<uint32_t> &ColIdx = P.buffer("colIdx").Data;
+  std::vector<float> Vals = floats(P.buffer("vals")), X = floats(P.buffer("x"));
+  std::vector<uint32_t> CarryRow(Threads);
+  std::vector<double> CarryVal(Threads, 0), CarryMag(Threads, 0);
+  uint32_t Row = 0, Nz = 0; // the merge, walked once across all slices
+  for (uint32_t T = 0; T < Threads; ++T) {
+    const uint64_t End = std::min<uint64_t>(uint64_t(T + 1) * Items, Rows + Nnz);
+    while (Row + Nz < End) {
+      if (Nz < RowPtr[Row + 1]) {
+        double Term = double(Vals[Nz]) * X[ColIdx[Nz]];
+        CarryVal[T] += Term;
+        CarryMag[T] += std::fabs(Term);
+        ++Nz;
+      } else {
+        CarryVal[T] = CarryMag[T] = 0; // the row ended inside the slice
+        ++Row;
+      }
+    }
+    CarryRow[T] = Row;
+  }
+  P.Checks.push_back(exact(indexOf(P, "carryRow"), std::move(CarryRow)));
+  P.Checks.push_back(approx(indexOf(P, "carryVal"), CarryVal, std::move(CarryMag), 1e-5));
+}
+
+/// C = A * B: A a 75 x 120 power-law CSR matrix (0..24 nonzeros per row,
+/// some rows empty), B dense 120 x 45; 32 x 4 blocks, a thread per element
+/// of C (45 columns: the second block column is mostly masked off).
+Problem genSpmm(std::mt19937 &Rng, const Limits &) {
+  Problem P;
+  const uint32_t Rows = 75, K = 120, N = 45, BlockX = 32, BlockY = 4;
+  addCsr(P, cantFail(sparse::generatePowerLaw(sparseSeed(Rng), Rows, K, 0.5, 0, 24)));
+  P.Sizes["n"] = N;
+  unsigned B = P.addBuffer("B", Role::In, Elem::F32, randomFloats(Rng, K * N, -1, 1));
+  unsigned C = P.addOutput("C", Elem::F32, Rows * N);
+  Launch La;
+  La.Kernel = "spmm_csr";
+  La.Grid = {ceilDiv(N, BlockX), ceilDiv(Rows, BlockY), 1};
+  La.Block = {BlockX, BlockY, 1};
+  La.Args = {Arg::s32(Rows), Arg::s32(N), Arg::buffer(indexOf(P, "rowPtr")),
+             Arg::buffer(indexOf(P, "colIdx")), Arg::buffer(indexOf(P, "vals")), Arg::buffer(B),
+             Arg::buffer(C)};
+  P.Launches.push_back(std::move(La));
+  return P;
+}
+
+// At most 24 terms in row order: within 1e-5 of sum |a_ik * b_kj|; the
+// rows of empty A rows exactly 0.
+void refSpmm(Problem &P) {
+  const uint32_t Rows = P.size("rows"), N = P.size("n");
+  const std::vector<uint32_t> &RowPtr = P.buffer("rowPtr").Data;
+  const std::vector<uint32_t> &ColIdx = P.buffer("colIdx").Data;
+  std::vector<float> Vals = floats(P.buffer("vals")), B = floats(P.buffer("B"));
+  std::vector<double> Want(size_t(Rows) * N, 0), Mag(size_t(Rows) * N, 0);
+  for (uint32_t R = 0; R < Rows; ++R)
+    for (uint32_t J = RowPtr[R]; J < RowPtr[R + 1]; ++J)
+      for (uint32_t Col = 0; Col < N; ++Col) {
+        double T = double(Vals[J]) * B[size_t(ColIdx[J]) * N + Col];
+        Want[size_t(R) * N + Col] += T;
+        Mag[size_t(R) * N + Col] += std::fabs(T);
+      }
+  P.Checks.push_back(approx(indexOf(P, "C"), Want, std::move(Mag), 1e-5));
+}
+
 //===--- divergent --------------------------------------------------------===//
 
 Problem genDivergent(std::mt19937 &Rng, const Limits &L) {
@@ -825,6 +947,11 @@ ArrayRef<SuiteCase> suiteCases() {
        genSpmvScalar, refSpmv},
       {"spmv_vector", "spmv.cu", "CSR SpMV, a warp per row with a shuffle reduction",
        genSpmvVector, refSpmv},
+      {"spmv_balanced", "spmv_balanced.cu",
+       "CSR SpMV by merge path on a power-law matrix: equal work per thread, carry fixup",
+       genSpmvBalanced, refSpmvBalanced},
+      {"spmm", "spmm.cu", "CSR x dense: a thread per output, warp shares a row of A",
+       genSpmm, refSpmm},
       {"divergent", "divergent.cu",
        "nested data-dependent branches, per-lane loop trips, break/continue, early return",
        genDivergent, refDivergent},

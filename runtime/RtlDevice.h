@@ -13,8 +13,9 @@
 
 namespace tandem {
 
-/// Opens the RTL device; fails if the configuration's build parameters differ
-/// from the Verilated model's.
+/// Opens the RTL device with a model of the configuration's build parameters
+/// (built on first use and cached if they are not the default's:
+/// sim/rtl/harness/ModelCache.h); fails if that model cannot be built.
 llvm::Expected<std::unique_ptr<Device>>
 openRtlDevice(const DeviceOptions &Opts);
 

@@ -34,12 +34,26 @@ struct DramConfig {
   uint32_t MaxOutstanding = 16; ///< requests in flight per channel
 };
 
+/// How a core's warp scheduler picks among ready warps. A run-time choice:
+/// the RTL latches it at each block start, so changing it never rebuilds
+/// the Verilated model.
+enum class WarpScheduler {
+  RoundRobin,       ///< "rr": the first ready warp after the last issuer
+  GreedyThenOldest, ///< "gto": the last issuer while ready, else the oldest
+};
+
+/// The configuration file's spelling of \p S ("rr", "gto").
+llvm::StringRef schedulerName(WarpScheduler S);
+/// Parses "rr" or "gto"; fails naming the allowed values.
+llvm::Expected<WarpScheduler> parseSchedulerName(llvm::StringRef Name);
+
 struct AcceleratorConfig {
   std::string Name = "default";
   uint32_t Cores = 1;
   uint32_t WarpsPerCore = 8;  ///< bounds a block: WarpsPerCore * 32 threads
   uint32_t Lanes = 8;         ///< physical lanes: 1, 2, 4, 8, 16 or 32
   uint32_t Registers = 32;    ///< per thread, including r0; 2..64
+  WarpScheduler Scheduler = WarpScheduler::RoundRobin;
   CacheConfig L1;
   SharedMemConfig Shared;
   DramConfig Dram;

@@ -31,7 +31,6 @@ module simt_core
     parameter int SHARED_BYTES = 16384,
     parameter int SHARED_BANKS = 8,
     parameter int IMEM_WORDS = 4096,
-    parameter int POLICY = 0,
     localparam int WB = WARPS > 1 ? $clog2(WARPS) : 1,
     localparam int RB = $clog2(REGS),
     localparam int IB = $clog2(IMEM_WORDS),
@@ -56,6 +55,7 @@ module simt_core
     input  logic [31:0]          nwarps,
     input  logic [31:0]          local_base,
     input  logic [31:0]          local_warp_stride,
+    input  logic                 sched_gto,  // warp scheduler: 0 round-robin, 1 greedy-then-oldest
     output logic                 done,
     // Faults the core detects itself (the harness formats the message).
     output logic                 fault,
@@ -144,6 +144,7 @@ module simt_core
   logic [31:0] blk_ctaid_x, blk_ctaid_y, blk_ctaid_z, blk_nctaid_x, blk_nctaid_y;
   logic [31:0] blk_nctaid_z, blk_nwarps;
   logic [6:0]  blk_regs_used;
+  logic        blk_sched_gto;
 
   always_ff @(posedge clk) begin
     if (start) begin
@@ -160,6 +161,7 @@ module simt_core
       blk_nctaid_y <= nctaid_y;
       blk_nctaid_z <= nctaid_z;
       blk_nwarps <= nwarps;
+      blk_sched_gto <= sched_gto;
     end
   end
 
@@ -267,8 +269,8 @@ module simt_core
   assign warp_blocked_dep = blocked_dep;
   assign warp_blocked_unit = blocked_unit;
 
-  simt_scheduler #(.WARPS(WARPS), .POLICY(POLICY)) u_sched (
-      .clk(clk), .rst(rst || start), .ready(ready), .issued(pick_valid),
+  simt_scheduler #(.WARPS(WARPS)) u_sched (
+      .clk(clk), .rst(rst || start), .gto(blk_sched_gto), .ready(ready), .issued(pick_valid),
       .pick_valid(pick_valid), .pick(pick));
 
   // The issuing instruction, and what it reads across the whole warp.

@@ -44,3 +44,15 @@ def fptosi : SDNode<"fptosi">;
 def fptoui : SDNode<"fptoui">;
 def select : SDNode<"select">;
 
+
+// Used by the ptx patterns (target/ptx/PtxPatterns.td).
+def ctlz    : SDNode<"llvm.ctlz">;
+def abs     : SDNode<"llvm.abs">;
+def fshl    : SDNode<"llvm.fshl">;
+def fshr    : SDNode<"llvm.fshr">;
+def zext    : SDNode<"zext">;
+def sext    : SDNode<"sext">;
+def trunc   : SDNode<"trunc">;
+def fptrunc : SDNode<"fptrunc">;
+def fpext   : SDNode<"fpext">;
+def bitcast : SDNode<"bitcast">;

@@ -13,5 +13,7 @@ void emitInstrInfo(const TargetModel &M, llvm::raw_ostream &OS);
 void emitSVPackage(const TargetModel &M, llvm::raw_ostream &OS);
 /// docs/ISA.md.
 void emitISADoc(const TargetModel &M, llvm::raw_ostream &OS);
+/// PtxGenInstrInfo.inc for target/ptx (reads its own model, PtxRecords.h).
+void emitPtxInstrInfo(llvm::RecordKeeper &Records, llvm::raw_ostream &OS);
 
 } // namespace tandem::tblgen

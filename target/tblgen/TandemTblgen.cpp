@@ -3,7 +3,7 @@
 // Our TableGen generator: LLVM's TableGen front end (parsing, -I, -o, -d
 // depfiles, --write-if-changed all come from llvm::TableGenMain) with our own
 // back ends selected by --gen-*. Every back end reads the same checked model
-// (SimtRecords.h).
+// (SimtRecords.h); the PTX back end reads its own (PtxRecords.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +19,7 @@ using namespace tandem::tblgen;
 
 namespace {
 
-enum class Action { InstrInfo, SVPackage, ISADoc };
+enum class Action { InstrInfo, SVPackage, ISADoc, PtxInstrInfo };
 
 cl::opt<Action> Generate(
     cl::desc("What to generate:"), cl::Required,
@@ -27,9 +27,15 @@ cl::opt<Action> Generate(
                           "C++ instruction, format, scheduling and decode tables"),
                clEnumValN(Action::SVPackage, "gen-sv-package",
                           "SystemVerilog ISA package for the RTL decoder"),
-               clEnumValN(Action::ISADoc, "gen-isa-doc", "docs/ISA.md")));
+               clEnumValN(Action::ISADoc, "gen-isa-doc", "docs/ISA.md"),
+               clEnumValN(Action::PtxInstrInfo, "gen-ptx-instr-info",
+                          "C++ tables of the PTX target (target/ptx)")));
 
 bool runBackend(raw_ostream &OS, RecordKeeper &Records) {
+  if (Generate == Action::PtxInstrInfo) {
+    emitPtxInstrInfo(Records, OS);
+    return false;
+  }
   TargetModel M = buildTargetModel(Records);
   switch (Generate) {
   case Action::InstrInfo:
@@ -41,6 +47,8 @@ bool runBackend(raw_ostream &OS, RecordKeeper &Records) {
   case Action::ISADoc:
     emitISADoc(M, OS);
     break;
+  case Action::PtxInstrInfo:
+    break; // handled above
   }
   return false; // no error
 }

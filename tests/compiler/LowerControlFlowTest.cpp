@@ -876,15 +876,20 @@ TEST(LowerControlFlowTest, NestedDivergentLoops) {
 // Uniform branches and out of SSA
 //===----------------------------------------------------------------------===//
 
-TEST(LowerControlFlowTest, UniformBranchPicksBnzBzOrBnzBra) {
-  // Layout a, b, c, c2; a: brcond u, T, F for the three shapes. a stores 1,
-  // c and c2 overwrite it with 22 and 33, b (the return block) does not.
+TEST(LowerControlFlowTest, UniformBranchFallsIntoTheSuccessorLaidOutNext) {
+  // Input order a, b, c, c2; a: brcond u, T, F. a stores 1, c and c2
+  // overwrite it with 22 and 33 and go on to b, the return block. The layout
+  // puts b last (it post-dominates c and c2) and a's true side right after
+  // a, so a branches to the other side: bz when the false side is b or
+  // c2, bnz when the true side is b.
   struct Shape {
     const char *T, *F;
     std::vector<Opcode> Want;
+    std::vector<std::string> Layout;
   };
-  for (const Shape &Sh : {Shape{"c", "b", {Opcode::BNZ}}, Shape{"b", "c", {Opcode::BZ}},
-                          Shape{"c", "c2", {Opcode::BNZ, Opcode::BRA}}}) {
+  for (const Shape &Sh : {Shape{"c", "b", {Opcode::BZ}, {"a", "c", "b"}},
+                          Shape{"b", "c", {Opcode::BNZ}, {"a", "c", "b"}},
+                          Shape{"c", "c2", {Opcode::BZ}, {"a", "c", "c2", "b"}}}) {
     for (int U : {0, 1}) {
       SCOPED_TRACE(std::string(Sh.T) + "," + Sh.F + " u=" + std::to_string(U));
       Builder B;
@@ -902,6 +907,10 @@ TEST(LowerControlFlowTest, UniformBranchPicksBnzBzOrBnzBra) {
       std::string Taken = U ? Sh.T : Sh.F;
       uint32_t Want = Taken == "b" ? 1 : Taken == "c" ? 22 : 33;
       lowerAndRun(B, [&](unsigned) { return Want; });
+      std::vector<std::string> Layout;
+      for (const auto &Blk : B.Fn.Blocks)
+        Layout.push_back(Blk->Name);
+      EXPECT_EQ(Layout, Sh.Layout) << dump(B.Fn);
       const Block *Lowered = findBlock(B.Fn, "a");
       ASSERT_TRUE(Lowered);
       std::vector<Opcode> Got;
@@ -913,7 +922,7 @@ TEST(LowerControlFlowTest, UniformBranchPicksBnzBzOrBnzBra) {
   }
 }
 
-TEST(LowerControlFlowTest, BrToNextBlockFallsThroughAndRetBecomesExit) {
+TEST(LowerControlFlowTest, LayoutFollowsTheCfgSoBrBecomesFallThrough) {
   Builder B;
   Block *A = B.block("a"), *Bb = B.block("b"), *C = B.block("c");
   auto [Lane, Addr] = B.laneAndAddr(A);
@@ -922,11 +931,54 @@ TEST(LowerControlFlowTest, BrToNextBlockFallsThroughAndRetBecomesExit) {
   B.ret(Bb);
   B.store(C, Addr, 0, B.li(C, 2));
   B.br(C, Bb);
-  // a jumps over b to c, which jumps back to b.
+  // Input order a, b, c with a -> c -> b: laid out a, c, b, no jump at all.
   lowerAndRun(B, [](unsigned) { return 1u; });
-  EXPECT_EQ(B.Fn.Blocks[0]->Insts.back().Opcode, op(Opcode::BRA));
-  EXPECT_EQ(B.Fn.Blocks[1]->Insts.back().Opcode, op(Opcode::EXIT));
-  EXPECT_EQ(B.Fn.Blocks[2]->Insts.back().Opcode, op(Opcode::BRA));
+  ASSERT_EQ(B.Fn.Blocks.size(), 3u);
+  EXPECT_EQ(B.Fn.Blocks[1]->Name, "c");
+  EXPECT_EQ(countOpcode(B.Fn, op(Opcode::BRA)), 0u) << dump(B.Fn);
+  EXPECT_EQ(B.Fn.Blocks[2]->Insts.back().Opcode, op(Opcode::EXIT));
+}
+
+/// StructurizeCFG's habit: the join ("Flow") block listed before the region
+/// it joins, here a divergent if around a divergent loop. The layout puts
+/// the region (preheader, loop) right after the if-header and the join
+/// right after the loop's exit, so no bra is needed anywhere.
+TEST(LowerControlFlowTest, JoinListedBeforeItsRegionIsLaidOutAfterIt) {
+  Builder B;
+  Block *Entry = B.block("entry"), *Flow = B.block("flow"), *Body = B.block("body", 1),
+        *End = B.block("end");
+  auto [Lane, Addr] = B.laneAndAddr(Entry);
+  Reg C = B.ri(Entry, Opcode::SETLTI, Lane, 20);
+  Reg Zero = B.li(Entry, 0), Hundred = B.li(Entry, 100);
+  B.brcond(Entry, C, Body, Flow, true);
+  // body: i += 1 while i < lane (at least once)
+  Reg I = B.phi(Body, false), S = B.phi(Body, false);
+  Reg I1 = B.ri(Body, Opcode::ADDI, I, 1);
+  Reg S1 = B.rr(Body, Opcode::ADD, S, I1);
+  Reg More = B.rr(Body, Opcode::SETLT, I1, Lane);
+  B.brcond(Body, More, Body, Flow, true);
+  B.incoming(Body, I, Zero, Entry);
+  B.incoming(Body, I, I1, Body);
+  B.incoming(Body, S, Zero, Entry);
+  B.incoming(Body, S, S1, Body);
+  Reg X = B.phi(Flow);
+  B.incoming(Flow, X, Hundred, Entry);
+  B.incoming(Flow, X, S1, Body);
+  B.br(Flow, End);
+  B.store(End, Addr, 0, X);
+  B.ret(End);
+  lowerAndRun(B, [](unsigned L) {
+    if (L >= 20)
+      return 100u;
+    unsigned N = std::max(L, 1u);
+    return N * (N + 1) / 2;
+  });
+  EXPECT_EQ(countOpcode(B.Fn, op(Opcode::BRA)), 0u) << dump(B.Fn);
+  std::vector<std::string> Layout;
+  for (const auto &Blk : B.Fn.Blocks)
+    Layout.push_back(Blk->Name);
+  EXPECT_EQ(Layout, (std::vector<std::string>{"entry", "body.preheader", "body", "flow", "end"}))
+      << dump(B.Fn);
 }
 
 /// a, b = b, a on every iteration of a uniform loop: the copies need a temp.

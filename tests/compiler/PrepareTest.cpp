@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Iss.h"
+#include "compiler/Compiler.h"
 #include "frontend/Frontend.h"
 #include "isel/Prepare.h"
 
@@ -17,6 +19,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
 
 using namespace llvm;
 using namespace tandem;
@@ -55,6 +61,13 @@ std::unique_ptr<Prepared> prepare(StringRef Source, unsigned OptLevel = 2,
   if (Error E = isel::prepareModule(*P->M, Opts))
     P->Error = toString(std::move(E));
   return P;
+}
+
+std::string printed(const Value &V) {
+  std::string Text;
+  raw_string_ostream OS(Text);
+  V.print(OS);
+  return Text;
 }
 
 Function &onlyKernel(Prepared &P) {
@@ -221,6 +234,13 @@ TEST(Prepare, DeviceGlobalsAreReported) {
                    "__global__ void k(int *o) { o[threadIdx.x] = counter; }\n");
   EXPECT_NE(P->Error.find("counter"), std::string::npos) << P->Error;
   EXPECT_NE(P->Error.find("__shared__"), std::string::npos) << P->Error;
+  EXPECT_NE(P->Error.find("no memory for writable __device__ variables"), std::string::npos)
+      << P->Error;
+  auto C = prepare("__constant__ int table[4] = {1, 2, 3, 4};\n"
+                   "__global__ void k(int *o) { o[threadIdx.x] = table[threadIdx.x % 4]; }\n");
+  EXPECT_NE(C->Error.find("__constant__ variable 'table' is not supported on simt yet"),
+            std::string::npos)
+      << C->Error;
 }
 
 TEST(Prepare, VectorsAreScalarized) {
@@ -249,6 +269,256 @@ TEST(Prepare, PrintAfterPrintsNamedPassesAndTheEnd) {
   EXPECT_NE(Text.find("IR Dump After structurizecfg"), std::string::npos);
   EXPECT_NE(Text.find("IR Dump After prepare"), std::string::npos);
   EXPECT_EQ(Text.find("IR Dump After sroa"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// simt expansions, checked by running the compiled kernel on iss against
+// the host: out[i] = f(a[i], b[i]) over 64-bit (or float) operands chosen to
+// hit the edges (zero, one, signs, 32-bit boundaries, extremes) and at random.
+//===----------------------------------------------------------------------===//
+
+/// Compiles \p Source (one kernel k(out, a, b) over 64-bit words) and runs it
+/// on iss with one thread per element; returns out, or fails the test.
+std::vector<uint64_t> runOnIss(StringRef Source, const std::vector<uint64_t> &A,
+                               const std::vector<uint64_t> &B) {
+  SmallString<128> Path;
+  EXPECT_FALSE(sys::fs::createTemporaryFile("prepare-run", "cu", Path));
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    OS << Source;
+  }
+  compiler::CompileOptions Opts;
+  auto R = compiler::compileFile(Path, Opts);
+  sys::fs::remove(Path);
+  if (!R) {
+    ADD_FAILURE() << toString(R.takeError());
+    return {};
+  }
+  auto Mem = iss::DeviceMemory::create(1 << 20);
+  if (!Mem) {
+    ADD_FAILURE() << toString(Mem.takeError());
+    return {};
+  }
+  DeviceOptions DevOpts;
+  iss::Simulator Sim(DevOpts, **Mem);
+  if (Error E = Sim.loadImage(*R->Image)) {
+    ADD_FAILURE() << toString(std::move(E));
+    return {};
+  }
+  size_t Bytes = A.size() * 8;
+  auto Upload = [&](const std::vector<uint64_t> &V) -> uint32_t {
+    Expected<uint32_t> P = (*Mem)->alloc(Bytes);
+    if (!P) {
+      ADD_FAILURE() << toString(P.takeError());
+      return 0;
+    }
+    EXPECT_FALSE(bool((*Mem)->copyIn(*P, ArrayRef(reinterpret_cast<const uint8_t *>(V.data()), Bytes))));
+    return *P;
+  };
+  std::vector<uint64_t> Out(A.size(), 0xdeadbeefdeadbeefull);
+  uint32_t POut = Upload(Out), PA = Upload(A), PB = Upload(B);
+  LaunchParams L;
+  L.Kernel = "k";
+  L.Grid = {uint32_t((A.size() + 63) / 64), 1, 1};
+  L.Block = {64, 1, 1};
+  L.Args = {KernelArg::ptr(POut), KernelArg::ptr(PA), KernelArg::ptr(PB),
+            KernelArg::u32(uint32_t(A.size()))};
+  Counters C;
+  if (Error E = Sim.launch(L, C)) {
+    ADD_FAILURE() << toString(std::move(E));
+    return {};
+  }
+  EXPECT_FALSE(bool((*Mem)->copyOut(MutableArrayRef(reinterpret_cast<uint8_t *>(Out.data()), Bytes), POut)));
+  return Out;
+}
+
+/// Pairs of 64-bit operands: every pair of edge values, then random ones of
+/// random widths (so both the 32-bit fast path and the loop run, and lanes
+/// of one warp diverge between them).
+void operandPairs(std::vector<uint64_t> &A, std::vector<uint64_t> &B) {
+  const uint64_t Edges[] = {0, 1, 2, 3, 7, 0xffffffffull, 0x100000000ull, 0x100000001ull,
+                            0x7fffffffffffffffull, 0x8000000000000000ull, ~0ull, ~0ull - 1,
+                            0x123456789abcdef0ull, 0xfffffffe00000000ull};
+  for (uint64_t X : Edges)
+    for (uint64_t Y : Edges) {
+      A.push_back(X);
+      B.push_back(Y);
+    }
+  std::mt19937_64 Rng(20261201);
+  for (int K = 0; K < 636; ++K) { // 832 pairs in all: 13 full blocks of 64
+    auto Draw = [&] { return Rng() >> (Rng() % 64); };
+    A.push_back(K % 3 ? Draw() : ~Draw());
+    B.push_back(K % 5 ? Draw() : ~Draw());
+  }
+}
+
+TEST(Prepare, Division64IsExpandedAndComputesCsResults) {
+  auto P = prepare(R"(
+__global__ void k(unsigned long long *o, unsigned long long *a, unsigned long long *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = a[i] / b[i];
+})");
+  ASSERT_EQ(P->Error, "");
+  for (Instruction &I : instructions(onlyKernel(*P)))
+    EXPECT_FALSE(I.getOpcode() == Instruction::UDiv && I.getType()->isIntegerTy(64)) << printed(I);
+
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  struct Case {
+    const char *Type, *Op;
+    uint64_t (*Ref)(uint64_t, uint64_t);
+  };
+  const Case Cases[] = {
+      {"unsigned long long", "/", [](uint64_t X, uint64_t Y) { return X / Y; }},
+      {"unsigned long long", "%", [](uint64_t X, uint64_t Y) { return X % Y; }},
+      {"long long", "/", [](uint64_t X, uint64_t Y) { return uint64_t(int64_t(X) / int64_t(Y)); }},
+      {"long long", "%", [](uint64_t X, uint64_t Y) { return uint64_t(int64_t(X) % int64_t(Y)); }},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(std::string(C.Type) + " " + C.Op);
+    std::string T = C.Type;
+    std::string Source = "__global__ void k(" + T + " *o, " + T + " *a, " + T + " *b, int n) {\n"
+                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                         "  if (i < n) o[i] = a[i] " + C.Op + " b[i];\n}\n";
+    std::vector<uint64_t> Out = runOnIss(Source, A, B);
+    ASSERT_EQ(Out.size(), A.size());
+    unsigned Wrong = 0;
+    for (size_t K = 0; K < A.size(); ++K) {
+      bool Undefined = B[K] == 0 || (T == "long long" && A[K] == 0x8000000000000000ull && B[K] == ~0ull);
+      if (Undefined || Out[K] == C.Ref(A[K], B[K]))
+        continue;
+      if (++Wrong <= 5)
+        ADD_FAILURE() << std::hex << A[K] << " " << C.Op << " " << B[K] << ": got " << Out[K]
+                      << ", want " << C.Ref(A[K], B[K]);
+    }
+    EXPECT_EQ(Wrong, 0u);
+  }
+}
+
+float floatOf(uint64_t Bits) {
+  uint32_t W = uint32_t(Bits);
+  float F;
+  std::memcpy(&F, &W, 4);
+  return F;
+}
+
+TEST(Prepare, Conversions64AreExpandedAndRoundAsC) {
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  // Integer -> float: a[i] is the integer; the float's bits come back.
+  struct ToFloat {
+    const char *Type;
+    float (*Ref)(uint64_t);
+  };
+  for (const ToFloat &C : {ToFloat{"unsigned long long", [](uint64_t X) { return float(X); }},
+                           ToFloat{"long long", [](uint64_t X) { return float(int64_t(X)); }}}) {
+    SCOPED_TRACE(std::string(C.Type) + " -> float");
+    std::string Source = std::string("__global__ void k(unsigned long long *o, ") + C.Type +
+                         " *a, unsigned long long *b, int n) {\n"
+                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                         "  if (i < n) o[i] = __float_as_uint((float)a[i]);\n}\n";
+    std::vector<uint64_t> Out = runOnIss(Source, A, B);
+    ASSERT_EQ(Out.size(), A.size());
+    unsigned Wrong = 0;
+    for (size_t K = 0; K < A.size(); ++K)
+      if (floatOf(Out[K]) != C.Ref(A[K]) && ++Wrong <= 5)
+        ADD_FAILURE() << std::hex << A[K] << ": got " << floatOf(Out[K]) << ", want " << C.Ref(A[K]);
+    EXPECT_EQ(Wrong, 0u);
+  }
+  // Float -> integer: in-range floats (C leaves the rest undefined).
+  std::vector<uint64_t> F;
+  std::mt19937 Rng(7);
+  for (size_t K = 0; K < A.size(); ++K) {
+    float X = std::ldexp(float(Rng() % 0x1000000) / 0x1000000, int(Rng() % 66) - 2);
+    if (K % 2)
+      X = -X;
+    uint32_t W;
+    std::memcpy(&W, &X, 4);
+    F.push_back(W);
+  }
+  struct FromFloat {
+    const char *Type;
+    uint64_t (*Ref)(float);
+  };
+  for (const FromFloat &C : {FromFloat{"unsigned long long", [](float X) { return uint64_t(std::fabs(X)); }},
+                             FromFloat{"long long", [](float X) { return uint64_t(int64_t(X)); }}}) {
+    SCOPED_TRACE(std::string("float -> ") + C.Type);
+    bool Unsigned = std::string(C.Type) == "unsigned long long";
+    std::string Source = std::string("__global__ void k(") + C.Type +
+                         " *o, unsigned *a, unsigned long long *b, int n) {\n"
+                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                         "  float x = __uint_as_float(a[2 * i]);\n"
+                         "  if (i < n) o[i] = (" + C.Type + ")(" + (Unsigned ? "fabsf(x)" : "x") + ");\n}\n";
+    std::vector<uint64_t> Out = runOnIss(Source, F, B);
+    ASSERT_EQ(Out.size(), F.size());
+    unsigned Wrong = 0;
+    for (size_t K = 0; K < F.size(); ++K) {
+      float X = floatOf(F[K]);
+      if (!Unsigned && std::fabs(X) >= 0x1p63f)
+        continue; // out of range for long long
+      if (Out[K] != C.Ref(X) && ++Wrong <= 5)
+        ADD_FAILURE() << X << ": got " << std::hex << Out[K] << ", want " << C.Ref(X);
+    }
+    EXPECT_EQ(Wrong, 0u);
+  }
+}
+
+TEST(Prepare, AtomicsWithoutAnInstructionBecomeCasLoops) {
+  auto P = prepare(R"(
+__global__ void k(unsigned *o, unsigned *a) {
+  atomicOr(o, a[threadIdx.x]);
+  atomicAnd(o + 1, a[threadIdx.x]);
+  atomicXor(o + 2, a[threadIdx.x]);
+  atomicAdd(o + 3, a[threadIdx.x]);
+})");
+  ASSERT_EQ(P->Error, "");
+  unsigned Cas = 0, Rmw = 0;
+  for (Instruction &I : instructions(onlyKernel(*P))) {
+    Cas += isa<AtomicCmpXchgInst>(I);
+    if (auto *A = dyn_cast<AtomicRMWInst>(&I)) {
+      ++Rmw;
+      EXPECT_EQ(A->getOperation(), AtomicRMWInst::Add) << printed(I);
+    }
+  }
+  EXPECT_EQ(Cas, 3u);
+  EXPECT_EQ(Rmw, 1u);
+
+  // Every thread of two blocks sets, clears and flips bits of shared words:
+  // the results are order-independent, so exact.
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  std::string Source = R"(
+__global__ void k(unsigned *o, unsigned *a, unsigned *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; // n is a multiple of 64
+  unsigned x = a[2 * i];
+  atomicOr(&o[0], x);
+  atomicAnd(&o[1], x | (1u << (i % 32)));
+  atomicXor(&o[2], x);
+  __shared__ unsigned s;
+  if (threadIdx.x == 0) s = 0;
+  __syncthreads();
+  atomicOr(&s, 1u << (threadIdx.x % 32));
+  __syncthreads();
+  if (threadIdx.x == 0) atomicXor(&o[3], s + blockIdx.x);
+})";
+  // o starts as 0xdeadbeef... (runOnIss poisons it); compute the reference
+  // from that.
+  std::vector<uint64_t> Out = runOnIss(Source, A, B);
+  ASSERT_EQ(Out.size(), A.size());
+  uint32_t Or = 0xdeadbeef, And = 0xdeadbeef, Xor = 0xdeadbeef, Blocks = 0xdeadbeef;
+  for (size_t I = 0; I < A.size(); ++I) {
+    uint32_t X = uint32_t(A[I]);
+    Or |= X;
+    And &= X | (1u << (I % 32));
+    Xor ^= X;
+  }
+  for (uint32_t Blk = 0; Blk < (A.size() + 63) / 64; ++Blk)
+    Blocks ^= 0xffffffffu + Blk; // all 32 bits set in every block of 64
+  EXPECT_EQ(uint32_t(Out[0]), Or);
+  EXPECT_EQ(uint32_t(Out[0] >> 32), And);
+  EXPECT_EQ(uint32_t(Out[1]), Xor);
+  EXPECT_EQ(uint32_t(Out[1] >> 32), Blocks);
 }
 
 } // namespace

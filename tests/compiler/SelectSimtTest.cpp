@@ -668,7 +668,8 @@ define void @k(ptr addrspace(1) %p, i32 %a) {
   ret void
 })");
   EXPECT_FALSE(D.Fn);
-  EXPECT_NE(D.Error.find("64-bit division is not supported on simt"), std::string::npos)
+  EXPECT_NE(D.Error.find("64-bit division is not supported on simt by selection: isel/Prepare"),
+            std::string::npos)
       << D.Error;
   Selected P = select(R"(
 define void @k(ptr addrspace(1) %p, i64 %big) {

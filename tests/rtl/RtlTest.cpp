@@ -312,12 +312,4 @@ TEST(Rtl, RunningOffTheCodeFaultsLikeIss) {
   }
 }
 
-TEST(Rtl, RefusesAConfigurationItWasNotBuiltFor) {
-  DeviceOptions O;
-  O.Config.Lanes = O.Config.Lanes == 8 ? 16 : 8;
-  auto D = openDevice("rtl", O);
-  ASSERT_FALSE(bool(D));
-  EXPECT_NE(toString(D.takeError()).find("lanes"), std::string::npos);
-}
-
 } // namespace

@@ -27,6 +27,7 @@ void expectSameConfig(const AcceleratorConfig &Expected,
   EXPECT_EQ(Expected.WarpsPerCore, Actual.WarpsPerCore);
   EXPECT_EQ(Expected.Lanes, Actual.Lanes);
   EXPECT_EQ(Expected.Registers, Actual.Registers);
+  EXPECT_EQ(Expected.Scheduler, Actual.Scheduler);
   EXPECT_EQ(Expected.L1.SizeBytes, Actual.L1.SizeBytes);
   EXPECT_EQ(Expected.L1.Ways, Actual.L1.Ways);
   EXPECT_EQ(Expected.L1.LineBytes, Actual.L1.LineBytes);
@@ -67,6 +68,7 @@ TEST(ConfigTest, DefaultFileLoadsAndEqualsTheDefaults) {
   EXPECT_EQ(C->Lanes, 8u);
   EXPECT_EQ(C->cyclesPerWarpInstr(), 4u);
   EXPECT_EQ(C->Registers, 32u);
+  EXPECT_EQ(C->Scheduler, WarpScheduler::RoundRobin);
   EXPECT_EQ(C->L1.SizeBytes, 16u * 1024);
   EXPECT_EQ(C->L1.Ways, 4u);
   EXPECT_EQ(C->L1.LineBytes, 64u);
@@ -107,6 +109,7 @@ TEST(ConfigTest, RoundTripsThroughConfigToJson) {
   C.WarpsPerCore = 16;
   C.Lanes = 32;
   C.Registers = 64;
+  C.Scheduler = WarpScheduler::GreedyThenOldest;
   C.L1 = {64 * 1024, 8, 128};
   C.Shared = {48 * 1024, 32};
   C.Dram = {400, 64, 4, 32};
@@ -141,7 +144,25 @@ TEST(ConfigTest, ShortUnknownKeyGetsNoFarFetchedSuggestion) {
   // "s" is two edits from "l1": listing the keys helps more than guessing.
   EXPECT_EQ(parseError(R"({"s": 1})"),
             "bad.json: s: unknown key; known keys here: name, cores, "
-            "warps_per_core, lanes, registers, l1, shared, dram");
+            "warps_per_core, lanes, registers, scheduler, l1, shared, dram");
+}
+
+TEST(ConfigTest, SchedulerPolicyIsReadByName) {
+  EXPECT_EQ(parseOrFail(R"({"scheduler": "rr"})").Scheduler,
+            WarpScheduler::RoundRobin);
+  EXPECT_EQ(parseOrFail(R"({"scheduler": "gto"})").Scheduler,
+            WarpScheduler::GreedyThenOldest);
+  EXPECT_EQ(schedulerName(WarpScheduler::GreedyThenOldest), "gto");
+  EXPECT_EQ(schedulerName(WarpScheduler::RoundRobin), "rr");
+}
+
+TEST(ConfigTest, UnknownSchedulerPolicyNamesTheAllowedOnes) {
+  EXPECT_EQ(parseError(R"({"scheduler": "lrr"})"),
+            "bad.json: scheduler: \"lrr\" is not a scheduler policy; use "
+            "\"rr\" (round-robin) or \"gto\" (greedy-then-oldest)");
+  EXPECT_EQ(parseError(R"({"scheduler": 1})"),
+            "bad.json: scheduler: expected a string (\"rr\" or \"gto\"), "
+            "got 1");
 }
 
 TEST(ConfigTest, RepeatedKeyNamesBothPositions) {

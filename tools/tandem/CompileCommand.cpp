@@ -40,7 +40,7 @@ void printCompileHelp(raw_ostream &OS) {
         "accelerator (docs/Compiler.md)\n\n"
         "USAGE: tandem compile FILE.cu|FILE.ll|FILE.bc [options]\n\n"
         "OPTIONS:\n"
-        "  --target T          simt (default) or ptx (not built yet)\n"
+        "  --target T          simt (default) or ptx (PTX text)\n"
         "  -O0 .. -O3          optimization level (default -O2)\n"
         "  --emit KIND         what to write: obj (kernel image, simt "
         "default), asm (assembly,\n"
@@ -56,7 +56,7 @@ void printCompileHelp(raw_ostream &OS) {
         "                      (default: configs/default.json)\n"
         "  --print-after PASS  print the code after PASS to standard error; "
         "PASS is one of our\n"
-        "                      stages (prepare, isel, lower-cfg, regalloc) or "
+        "                      stages (prepare, isel, lower-cfg, regalloc; ptx: out-of-ssa) or "
         "an LLVM pass name;\n"
         "                      repeat for several\n"
         "  --arch SM           the CUDA architecture clang compiles for "
@@ -204,7 +204,9 @@ int parseOptions(int Argc, char **Argv, Options &O) {
                       "or choose a text output (--emit asm)");
   if (O.Output.empty()) {
     SmallString<128> Derived(O.Input);
-    sys::path::replace_extension(Derived, outputExtension(O.Compile.Emit));
+    sys::path::replace_extension(Derived, IsPtx && O.Compile.Emit == compiler::EmitKind::Asm
+                                              ? StringRef("ptx")
+                                              : outputExtension(O.Compile.Emit));
     O.Output = Derived.str().str();
     if (O.Output == O.Input)
       return usageError("the output would overwrite the input '" + O.Input +

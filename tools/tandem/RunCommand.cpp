@@ -6,6 +6,7 @@
 //              [--arg SPEC]... [--seed N] [--dump N] [--step-limit N]
 //              [-O0..-O3] [--json]
 //              [--vcd FILE] [--timeline FILE.json]   (rtl only)
+//              [--scheduler rr|gto]   (overrides the configuration's)
 //
 // Loads, assembles or compiles an image, allocates and fills the buffers the
 // --arg specs describe (generated, or read from .npy files), launches the
@@ -99,6 +100,10 @@ void printRunHelp(raw_ostream &OS) {
         "  --device NAME      iss (default) or rtl; gpu is not built yet\n"
         "  --config FILE      accelerator configuration (default: "
         "configs/default.json)\n"
+        "  --scheduler P      warp scheduler policy: rr (round-robin) or gto "
+        "(greedy-then-oldest);\n"
+        "                     overrides the configuration's 'scheduler' "
+        "(docs/RTL.md)\n"
         "  --step-limit N     fault after N warp instructions (default 2^32; "
         "0: "
         "no limit)\n"
@@ -162,6 +167,7 @@ struct Options {
   uint32_t SharedBytes = 0;
   std::string Device = "iss";
   std::string ConfigPath;
+  std::optional<WarpScheduler> Scheduler; ///< overrides the configuration's
   bool Trace = false;
   std::string WaveformPath, TimelinePath;
   uint64_t Seed = 1;
@@ -433,6 +439,13 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       if (!Value(V))
         return Need();
       O.ConfigPath = V.str();
+    } else if (Name == "--scheduler") {
+      if (!Value(V))
+        return Need();
+      Expected<WarpScheduler> P = parseSchedulerName(V);
+      if (!P)
+        return usageError("--scheduler: " + toString(P.takeError()));
+      O.Scheduler = *P;
     } else if (Name == "--seed" || Name == "--dump" || Name == "--step-limit") {
       if (!Value(V))
         return Need();
@@ -719,6 +732,8 @@ int runCommand(int Argc, char **Argv) {
   Expected<AcceleratorConfig> Config = loadConfigFor(O);
   if (!Config)
     return failure(toString(Config.takeError()));
+  if (O.Scheduler)
+    Config->Scheduler = *O.Scheduler;
 
   CompiledInfo Compiled;
   Expected<KernelImage> Img = isCompilerInput(O.Input)

@@ -27,9 +27,8 @@
 #include "IssInternal.h"
 #include "Semantics.h"
 
-#include "Vsimt_core.h"
-#include "verilated.h"
-#include "verilated_vcd_c.h"
+#include "CoreModel.h"
+#include "ModelCache.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -43,6 +42,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <deque>
 #include <vector>
 
@@ -51,10 +51,8 @@ using namespace llvm;
 namespace tandem::rtl {
 
 namespace {
-constexpr unsigned Lanes = TANDEM_RTL_LANES;
-constexpr unsigned Warps = TANDEM_RTL_WARPS;
-constexpr unsigned LineBytes = TANDEM_RTL_LINE_BYTES;
-constexpr unsigned ImemWords = TANDEM_RTL_IMEM_WORDS;
+/// The widest line a configuration may have (config/Config.cpp's limit).
+constexpr unsigned MaxLineBytes = 256;
 /// Cycles without any commit after which a launch is declared hung.
 constexpr uint64_t HangCycles = 2'000'000;
 
@@ -65,25 +63,6 @@ using iss::detail::paramBufferBytes;
 using iss::detail::spaceName;
 using iss::detail::pcHex;
 using iss::detail::Program;
-
-// Bit and word access to Verilator's wide signals.
-template <typename T> uint32_t word32(const T &V, unsigned I) {
-  if constexpr (std::is_integral_v<T>)
-    return uint32_t(uint64_t(V) >> (32 * I));
-  else
-    return V[I];
-}
-template <typename T> bool bitOf(const T &V, unsigned I) {
-  return (word32(V, I / 32) >> (I % 32)) & 1;
-}
-template <typename T> void setWord(T &V, unsigned I, uint32_t W) {
-  if constexpr (std::is_integral_v<T>) {
-    uint64_t Mask = uint64_t(0xffffffffu) << (32 * I);
-    V = T((uint64_t(V) & ~Mask) | (uint64_t(W) << (32 * I)));
-  } else {
-    V[I] = W;
-  }
-}
 
 /// What a warp did in one cycle, as the timeline shows it. The stall causes
 /// are the counters' (docs/RTL.md), here per warp: a warp that could issue
@@ -170,8 +149,10 @@ struct Simulator::Impl {
   DeviceOptions Opts;
   iss::DeviceMemory &Mem;
   std::unique_ptr<KernelImage> Image;
-  std::unique_ptr<VerilatedContext> Ctx;
-  std::unique_ptr<Vsimt_core> Top;
+  std::unique_ptr<CoreModel> Model;
+  CorePorts *Pt;
+  // The model's build parameters the harness needs.
+  const unsigned Warps, LineBytes, ImemWords;
   bool CodeLoaded = false;
 
   // Per launch.
@@ -195,7 +176,7 @@ struct Simulator::Impl {
     unsigned Channel;
     bool Reply; ///< reads and atomics answer; writes only occupy the channel
     uint32_t Addr;
-    std::array<uint8_t, LineBytes> Data;
+    std::array<uint8_t, MaxLineBytes> Data;
   };
   std::deque<Response> InFlight;
   std::vector<uint64_t> ChannelFree;
@@ -203,41 +184,30 @@ struct Simulator::Impl {
   uint64_t Seq = 0;
   uint64_t DramRequests = 0, DramReadBytes = 0, DramWriteBytes = 0;
 
-  // Waveform of the current launch (null: none), written to VcdTemp.
-  std::unique_ptr<VerilatedVcdC> Vcd;
+  // Whether a waveform of the current launch is being written to VcdTemp.
+  bool Vcd = false;
   std::string VcdTemp;
   // Timeline of the current launch: closed intervals, and per warp the open
   // one (its activity, first cycle and pc).
   std::vector<TimelineEvent> Timeline;
-  std::array<TimelineEvent, Warps> OpenInterval{};
+  std::vector<TimelineEvent> OpenInterval;
 
-  Impl(const DeviceOptions &O, iss::DeviceMemory &M) : Opts(O), Mem(M) {
-    Ctx = std::make_unique<VerilatedContext>();
-    // Tracing must be allowed before the model is built; with no waveform
-    // asked for, the compiled-in tracing stays idle.
-    if (!Opts.WaveformPath.empty())
-      Ctx->traceEverOn(true);
-    Top = std::make_unique<Vsimt_core>(Ctx.get(), "simt_core");
-    // Shown by waveform viewers: one cycle (two VCD time steps) is 2 ns.
-    // (After the model: building it sets the precision from the sources.)
-    Ctx->timeprecision(-9);
-  }
-  ~Impl() {
-    if (Vcd)
-      Vcd->close();
-    Top->final();
-  }
+  Impl(const DeviceOptions &O, iss::DeviceMemory &M,
+       std::unique_ptr<CoreModel> Core)
+      : Opts(O), Mem(M), Model(std::move(Core)), Pt(&Model->ports()),
+        Warps(Model->params().Warps), LineBytes(Model->params().LineBytes),
+        ImemWords(Model->params().ImemWords), OpenInterval(Warps) {}
 
   // A VCD time unit is half a cycle: the clock's low and high phases.
   void tick() {
-    Top->clk = 0;
-    Top->eval();
+    Pt->clk.set(0);
+    Model->eval();
     if (Vcd)
-      Vcd->dump(2 * Cycle);
-    Top->clk = 1;
-    Top->eval();
+      Model->dumpWaveform(2 * Cycle);
+    Pt->clk.set(1);
+    Model->eval();
     if (Vcd)
-      Vcd->dump(2 * Cycle + 1);
+      Model->dumpWaveform(2 * Cycle + 1);
     ++Cycle;
   }
 
@@ -255,7 +225,8 @@ struct Simulator::Impl {
   void acceptRequest();
   void presentResponse();
   void readLine(uint32_t Addr, uint8_t *Out);
-  void writeLine(uint32_t Addr, const uint8_t *Data, uint64_t Be);
+  void writeLine(uint32_t Addr, const uint8_t *Data,
+                 const std::bitset<MaxLineBytes> &Be);
   uint32_t atomic(uint8_t Op, uint32_t Addr, uint32_t B, uint32_t C);
   Error fault(unsigned Warp, int Lane, uint32_t Pc, const Twine &Msg) const;
   std::string warpStates() const;
@@ -268,36 +239,20 @@ Simulator::~Simulator() = default;
 
 Expected<std::unique_ptr<Simulator>>
 Simulator::create(const DeviceOptions &Opts, iss::DeviceMemory &Mem) {
-  const AcceleratorConfig &C = Opts.Config, B = builtConfig();
-  SmallVector<std::string, 4> Diff;
-  auto Cmp = [&](StringRef Key, uint64_t Want, uint64_t Have) {
-    if (Want != Have)
-      Diff.push_back(
-          formatv("{0} is {1} (the model has {2})", Key, Want, Have));
-  };
-  Cmp("lanes", C.Lanes, B.Lanes);
-  Cmp("warps_per_core", C.WarpsPerCore, B.WarpsPerCore);
-  Cmp("registers", C.Registers, B.Registers);
-  Cmp("l1.size_bytes", C.L1.SizeBytes, B.L1.SizeBytes);
-  Cmp("l1.ways", C.L1.Ways, B.L1.Ways);
-  Cmp("l1.line_bytes", C.L1.LineBytes, B.L1.LineBytes);
-  Cmp("shared.size_bytes", C.Shared.SizeBytes, B.Shared.SizeBytes);
-  Cmp("shared.banks", C.Shared.Banks, B.Shared.Banks);
-  if (!Diff.empty())
-    return createStringError(
-        inconvertibleErrorCode(),
-        "device 'rtl': configuration '" + C.Name +
-            "' needs a different Verilated model: " + join(Diff, ", ") +
-            "; this build has the model of configs/default.json (models for "
-            "other configurations are not built on demand yet)");
+  const AcceleratorConfig &C = Opts.Config;
   if (C.Dram.Channels == 0 || C.Dram.BytesPerCycle == 0 ||
       C.Dram.MaxOutstanding == 0)
     return createStringError(inconvertibleErrorCode(),
                              "device 'rtl': dram.channels, "
                              "dram.bytes_per_cycle and dram.max_outstanding "
                              "must be at least 1");
+  // With no waveform asked for, the compiled-in tracing stays idle.
+  Expected<std::unique_ptr<CoreModel>> Model =
+      openCoreModel(C, /*AllowTracing=*/!Opts.WaveformPath.empty());
+  if (!Model)
+    return Model.takeError();
   return std::unique_ptr<Simulator>(
-      new Simulator(std::make_unique<Impl>(Opts, Mem)));
+      new Simulator(std::make_unique<Impl>(Opts, Mem, std::move(*Model))));
 }
 
 void Simulator::zeroCounters(Counters &Out) {
@@ -338,6 +293,7 @@ void Simulator::zeroCounters(Counters &Out) {
 }
 
 Error Simulator::loadImage(const KernelImage &Img) {
+  unsigned ImemWords = I->ImemWords;
   if (Img.Code.size() > ImemWords)
     return createStringError(
         inconvertibleErrorCode(),
@@ -357,19 +313,19 @@ Error Simulator::launch(const LaunchParams &P, Counters &Out) {
 }
 
 Error Simulator::Impl::loadCode() {
-  Top->rst = 1;
+  Pt->rst.set(1);
   tick();
   tick();
-  Top->rst = 0;
+  Pt->rst.set(0);
   if (CodeLoaded)
     return Error::success();
   for (size_t W = 0; W < Image->Code.size(); ++W) {
-    Top->imem_we = 1;
-    Top->imem_addr = uint32_t(W);
-    Top->imem_wdata = Image->Code[W];
+    Pt->imem_we.set(1);
+    Pt->imem_addr.set(uint32_t(W));
+    Pt->imem_wdata.set(Image->Code[W]);
     tick();
   }
-  Top->imem_we = 0;
+  Pt->imem_we.set(0);
   CodeLoaded = true;
   return Error::success();
 }
@@ -415,9 +371,9 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
   ChannelOutstanding.assign(Opts.Config.Dram.Channels, 0);
   DramRequests = DramReadBytes = DramWriteBytes = 0;
   Blocks = WarpsLaunched = 0;
-  Top->clear_counters = 1;
+  Pt->clear_counters.set(1);
   tick();
-  Top->clear_counters = 0;
+  Pt->clear_counters.set(0);
   if (Opts.Trace)
     *Opts.Trace << "# launch kernel=" << K->Name << " grid=" << P.Grid.X << ','
                 << P.Grid.Y << ',' << P.Grid.Z << " block=" << P.Block.X << ','
@@ -447,11 +403,8 @@ Error Simulator::Impl::openWaveform() {
     return Error::success();
   VcdTemp =
       Opts.WaveformPath + ".tmp" + std::to_string(sys::Process::getProcessId());
-  Vcd = std::make_unique<VerilatedVcdC>();
-  Top->trace(Vcd.get(), 99);
-  Vcd->open(VcdTemp.c_str());
-  if (!Vcd->isOpen()) {
-    Vcd.reset();
+  Vcd = Model->openWaveform(VcdTemp.c_str());
+  if (!Vcd) {
     return createStringError(inconvertibleErrorCode(),
                              "cannot write the waveform '" + Opts.WaveformPath +
                                  "' (temporary file '" + VcdTemp +
@@ -463,8 +416,8 @@ Error Simulator::Impl::openWaveform() {
 Error Simulator::Impl::closeWaveform() {
   if (!Vcd)
     return Error::success();
-  Vcd->close();
-  Vcd.reset();
+  Model->closeWaveform();
+  Vcd = false;
   if (std::error_code EC = sys::fs::rename(VcdTemp, Opts.WaveformPath)) {
     sys::fs::remove(VcdTemp);
     return createStringError(EC, "cannot write the waveform '" +
@@ -478,19 +431,19 @@ Error Simulator::Impl::closeWaveform() {
 // in a cycle the core does not count lasts zero cycles and is dropped when
 // the next sample replaces it.
 void Simulator::Impl::sampleTimeline() {
-  uint64_t Now = Top->cnt_cycles;
+  uint64_t Now = Pt->cnt_cycles.get();
   for (unsigned W = 0; W < Warps; ++W) {
     WarpActivity A = WarpActivity::None;
-    if (!((Top->warp_finished >> W) & 1) && Top->warp_alive[W] != 0) {
-      if (Top->issue_valid && Top->issue_warp == W)
+    if (!Pt->warp_finished.bit(W) && uint32_t(Pt->warp_alive.at(W)) != 0) {
+      if (Pt->issue_valid.get() && Pt->issue_warp.get() == W)
         A = WarpActivity::Issue;
-      else if ((Top->warp_blocked_dep >> W) & 1)
+      else if (Pt->warp_blocked_dep.bit(W))
         A = WarpActivity::Dependency;
-      else if ((Top->warp_blocked_unit >> W) & 1)
+      else if (Pt->warp_blocked_unit.bit(W))
         A = WarpActivity::UnitBusy;
-      else if ((Top->warp_mem_wait >> W) & 1)
+      else if (Pt->warp_mem_wait.bit(W))
         A = WarpActivity::Memory;
-      else if ((Top->warp_at_bar >> W) & 1)
+      else if (Pt->warp_at_bar.bit(W))
         A = WarpActivity::Barrier;
       else
         A = WarpActivity::NotPicked;
@@ -503,12 +456,12 @@ void Simulator::Impl::sampleTimeline() {
       Open.Cycles = Now - Open.Start;
       Timeline.push_back(Open);
     }
-    Open = {Now, 0, BlockLinear, Top->warp_pc[W], uint8_t(W), A};
+    Open = {Now, 0, BlockLinear, uint32_t(Pt->warp_pc.at(W)), uint8_t(W), A};
   }
 }
 
 void Simulator::Impl::closeTimelineIntervals() {
-  uint64_t Now = Top->cnt_cycles;
+  uint64_t Now = Pt->cnt_cycles.get();
   for (TimelineEvent &Open : OpenInterval) {
     if (Open.What != WarpActivity::None && Now > Open.Start) {
       Open.Cycles = Now - Open.Start;
@@ -594,32 +547,34 @@ Error Simulator::Impl::runBlock() {
     if (Error E = Mem.copyIn(LocalBase, Zero))
       return E;
   }
-  Top->code_base = Kernel->EntryOffset;
-  Top->code_bytes = Kernel->CodeBytes;
-  Top->regs_used = Kernel->RegistersUsed;
+  Pt->code_base.set(Kernel->EntryOffset);
+  Pt->code_bytes.set(Kernel->CodeBytes);
+  Pt->regs_used.set(Kernel->RegistersUsed);
   for (unsigned W = 0; W < Warps; ++W) {
     uint64_t L = W < NumWarps ? std::min<uint64_t>(32, Threads - W * 32ull) : 0;
     uint32_t Mask = L == 32 ? 0xffffffffu : uint32_t((1ull << L) - 1);
-    setWord(Top->warp_lanes, W, Mask);
+    Pt->warp_lanes.setWord(W, Mask);
   }
-  Top->ntid_x = P.Block.X;
-  Top->ntid_y = P.Block.Y;
-  Top->ntid_z = P.Block.Z;
-  Top->ctaid_x = BlockIdx.X;
-  Top->ctaid_y = BlockIdx.Y;
-  Top->ctaid_z = BlockIdx.Z;
-  Top->nctaid_x = P.Grid.X;
-  Top->nctaid_y = P.Grid.Y;
-  Top->nctaid_z = P.Grid.Z;
-  Top->nwarps = NumWarps;
-  Top->local_base = LocalBase;
-  Top->local_warp_stride = LocalStride;
-  Top->chk_ok = 0;
-  Top->mem_resp_valid = 0;
-  Top->mem_req_ready = 1;
-  Top->start = 1;
+  Pt->ntid_x.set(P.Block.X);
+  Pt->ntid_y.set(P.Block.Y);
+  Pt->ntid_z.set(P.Block.Z);
+  Pt->ctaid_x.set(BlockIdx.X);
+  Pt->ctaid_y.set(BlockIdx.Y);
+  Pt->ctaid_z.set(BlockIdx.Z);
+  Pt->nctaid_x.set(P.Grid.X);
+  Pt->nctaid_y.set(P.Grid.Y);
+  Pt->nctaid_z.set(P.Grid.Z);
+  Pt->nwarps.set(NumWarps);
+  Pt->local_base.set(LocalBase);
+  Pt->local_warp_stride.set(LocalStride);
+  Pt->sched_gto.set(
+      Opts.Config.Scheduler == WarpScheduler::GreedyThenOldest ? 1 : 0);
+  Pt->chk_ok.set(0);
+  Pt->mem_resp_valid.set(0);
+  Pt->mem_req_ready.set(1);
+  Pt->start.set(1);
   tick();
-  Top->start = 0;
+  Pt->start.set(0);
   ++Blocks;
   WarpsLaunched += NumWarps;
   LastCommit = Cycle;
@@ -632,7 +587,7 @@ Error Simulator::Impl::runBlock() {
       sampleTimeline();
     if (Error E = service())
       return E;
-    if (Top->done) {
+    if (Pt->done.get()) {
       if (Sample)
         closeTimelineIntervals();
       return Error::success();
@@ -665,17 +620,17 @@ std::string Simulator::Impl::warpStates() const {
   std::string S;
   raw_string_ostream OS(S);
   for (unsigned W = 0; W < Warps; ++W) {
-    if (!Top->warp_alive[W] && !((Top->warp_finished >> W) & 1))
+    if (!uint32_t(Pt->warp_alive.at(W)) && !Pt->warp_finished.bit(W))
       continue;
-    OS << "\n  warp " << W << ": pc " << pcHex(Top->warp_pc[W]) << " exec "
-       << format_hex_no_prefix(Top->warp_exec[W], 8) << " alive "
-       << format_hex_no_prefix(Top->warp_alive[W], 8) << ' ';
-    if ((Top->warp_finished >> W) & 1)
+    OS << "\n  warp " << W << ": pc " << pcHex(uint32_t(Pt->warp_pc.at(W))) << " exec "
+       << format_hex_no_prefix(uint32_t(Pt->warp_exec.at(W)), 8) << " alive "
+       << format_hex_no_prefix(uint32_t(Pt->warp_alive.at(W)), 8) << ' ';
+    if (Pt->warp_finished.bit(W))
       OS << "finished";
-    else if ((Top->warp_at_bar >> W) & 1)
-      OS << "waiting at the barrier (bar at pc " << pcHex(Top->warp_pc[W] - 4)
+    else if (Pt->warp_at_bar.bit(W))
+      OS << "waiting at the barrier (bar at pc " << pcHex(uint32_t(Pt->warp_pc.at(W)) - 4)
          << ')';
-    else if ((Top->warp_mem_wait >> W) & 1)
+    else if (Pt->warp_mem_wait.bit(W))
       OS << "waiting for the memory system";
     else
       OS << "ready or waiting on a register";
@@ -684,11 +639,11 @@ std::string Simulator::Impl::warpStates() const {
 }
 
 Error Simulator::Impl::service() {
-  if (Top->fault) {
-    unsigned W = Top->fault_warp;
-    switch (Top->fault_cause) {
+  if (Pt->fault.get()) {
+    unsigned W = Pt->fault_warp.get();
+    switch (Pt->fault_cause.get()) {
     case 1: {
-      uint32_t Pc = Top->fault_pc;
+      uint32_t Pc = Pt->fault_pc.get();
       unsigned Index = (Pc - Prog.Entry) / 4;
       return fault(
           W, -1, Pc,
@@ -698,13 +653,13 @@ Error Simulator::Impl::service() {
                    : std::string("the word does not decode")));
     }
     case 2:
-      return fault(W, -1, Top->fault_pc,
+      return fault(W, -1, Pt->fault_pc.get(),
                    formatv("illegal instruction: pc is outside kernel '{0}' "
                            "code [{1}, {2})",
                            Kernel->Name, pcHex(Prog.Entry),
                            pcHex(Prog.Entry + Prog.CodeBytes)));
     default:
-      return fault(W, -1, Top->warp_pc[W] - 4,
+      return fault(W, -1, uint32_t(Pt->warp_pc.at(W)) - 4,
                    "barrier deadlock: warps wait at a barrier that finished "
                    "warps can never reach; every warp that waits at a bar "
                    "needs all warps of its block there; warp states:" +
@@ -712,36 +667,36 @@ Error Simulator::Impl::service() {
     }
   }
   // Inputs consumed at the last edge are withdrawn.
-  Top->mem_resp_valid = 0;
-  Top->chk_ok = 0;
-  if (Top->chk_valid)
+  Pt->mem_resp_valid.set(0);
+  Pt->chk_ok.set(0);
+  if (Pt->chk_valid.get())
     if (Error E = checkAccess())
       return E;
-  if (Top->mem_req_valid)
+  if (Pt->mem_req_valid.get())
     acceptRequest();
   presentResponse();
   bool Room = true;
   for (unsigned N : ChannelOutstanding)
     Room &= N < Opts.Config.Dram.MaxOutstanding;
-  Top->mem_req_ready = Room;
-  if (Top->dp_commit) {
+  Pt->mem_req_ready.set(Room);
+  if (Pt->dp_commit.get()) {
     LastCommit = Cycle;
     if (Opts.Trace)
-      traceCommit(Top->dp_commit_warp, Top->dp_commit_pc, Top->dp_commit_exec,
+      traceCommit(Pt->dp_commit_warp.get(), Pt->dp_commit_pc.get(), Pt->dp_commit_exec.get(),
                   false);
   }
-  if (Top->lsu_commit) {
+  if (Pt->lsu_commit.get()) {
     LastCommit = Cycle;
     if (Opts.Trace)
-      traceCommit(Top->lsu_commit_warp, Top->lsu_commit_pc,
-                  Top->lsu_commit_exec, true);
+      traceCommit(Pt->lsu_commit_warp.get(), Pt->lsu_commit_pc.get(),
+                  Pt->lsu_commit_exec.get(), true);
   }
   if ((Cycle & 1023) == 0 && Opts.StepLimit) {
     uint64_t Steps = 0;
     for (unsigned O = 0; O < 256; ++O)
-      Steps += Top->cnt_op_warp[O];
+      Steps += Pt->cnt_op_warp.at(O);
     if (Steps > Opts.StepLimit)
-      return fault(0, -1, Top->warp_pc[0],
+      return fault(0, -1, uint32_t(Pt->warp_pc.at(0)),
                    formatv("step limit exceeded: {0} warp instructions "
                            "executed in this launch (an endless loop? raise "
                            "DeviceOptions::StepLimit or --step-limit); warp "
@@ -762,9 +717,9 @@ Error Simulator::Impl::service() {
 // messages. The local allocation the harness made is not user memory: local
 // accesses are checked against the kernel's local bytes, not allocations.
 Error Simulator::Impl::checkAccess() {
-  unsigned W = Top->chk_warp;
-  uint32_t Pc = Top->chk_pc;
-  uint32_t Mask = Top->chk_mask;
+  unsigned W = Pt->chk_warp.get();
+  uint32_t Pc = Pt->chk_pc.get();
+  uint32_t Mask = Pt->chk_mask.get();
   unsigned Index = (Pc - Prog.Entry) / 4;
   const simt::InstrDesc &D = simt::getDesc(Prog.Decoded[Index].Op);
   unsigned Bytes = D.AccessBytes;
@@ -774,7 +729,7 @@ Error Simulator::Impl::checkAccess() {
   for (unsigned Lane = 0; Lane < 32; ++Lane) {
     if (!((Mask >> Lane) & 1))
       continue;
-    uint32_t Addr = word32(Top->chk_addr, Lane);
+    uint32_t Addr = Pt->chk_addr.word(Lane);
     auto Msg = [&](StringRef Prefix, const Twine &Why) {
       return fault(W, int(Lane), Pc,
                    Prefix + spaceName(D.Space) + " " + Kind + " of " +
@@ -825,7 +780,7 @@ Error Simulator::Impl::checkAccess() {
       break;
     }
   }
-  Top->chk_ok = 1;
+  Pt->chk_ok.set(1);
   return Error::success();
 }
 
@@ -843,12 +798,12 @@ void Simulator::Impl::readLine(uint32_t Addr, uint8_t *Out) {
 }
 
 void Simulator::Impl::writeLine(uint32_t Addr, const uint8_t *Data,
-                                uint64_t Be) {
+                                const std::bitset<MaxLineBytes> &Be) {
   const iss::Allocation *A = Mem.find(Addr);
   if (!A)
     return; // every enabled byte passed the check, so none is lost here
   for (unsigned B = 0; B < LineBytes; ++B)
-    if (((Be >> B) & 1) && Addr + B - A->Base < A->Size)
+    if (Be[B] && Addr + B - A->Base < A->Size)
       A->Data[Addr + B - A->Base] = Data[B];
 }
 
@@ -899,8 +854,8 @@ uint32_t Simulator::Impl::atomic(uint8_t Op, uint32_t Addr, uint32_t B,
 void Simulator::Impl::acceptRequest() {
   Response R{};
   R.Seq = Seq++;
-  R.Addr = Top->mem_req_addr;
-  unsigned Kind = Top->mem_req_kind, Space = Top->mem_req_space;
+  R.Addr = Pt->mem_req_addr.get();
+  unsigned Kind = Pt->mem_req_kind.get(), Space = Pt->mem_req_space.get();
   const DramConfig &D = Opts.Config.Dram;
   if (Space != 0) { // param (1) or const (2): on-core constant memory
     const std::vector<uint8_t> &Src = Space == 1 ? ParamBuffer : Image->Const;
@@ -918,18 +873,18 @@ void Simulator::Impl::acceptRequest() {
     R.Reply = true;
     DramReadBytes += LineBytes;
   } else if (Kind == 1) {
-    uint8_t Data[LineBytes];
-    uint64_t Be = 0;
+    uint8_t Data[MaxLineBytes];
+    std::bitset<MaxLineBytes> Be;
     for (unsigned Wd = 0; Wd < LineBytes / 4; ++Wd)
-      support::endian::write32le(Data + 4 * Wd, word32(Top->mem_req_wdata, Wd));
+      support::endian::write32le(Data + 4 * Wd, Pt->mem_req_wdata.word(Wd));
     for (unsigned B = 0; B < LineBytes; ++B)
-      Be |= uint64_t(bitOf(Top->mem_req_be, B)) << B;
+      Be[B] = Pt->mem_req_be.bit(B);
     writeLine(R.Addr, Data, Be);
     R.Reply = false;
-    DramWriteBytes += uint64_t(llvm::popcount(Be));
+    DramWriteBytes += Be.count();
   } else {
     uint32_t Old =
-        atomic(Top->mem_req_op, R.Addr, Top->mem_req_b, Top->mem_req_c);
+        atomic(Pt->mem_req_op.get(), R.Addr, Pt->mem_req_b.get(), Pt->mem_req_c.get());
     support::endian::write32le(R.Data.data(), Old);
     R.Reply = true;
     Bytes = 4;
@@ -965,10 +920,10 @@ void Simulator::Impl::presentResponse() {
       Best = It;
   if (Best == InFlight.end())
     return;
-  Top->mem_resp_valid = 1;
-  Top->mem_resp_addr = Best->Addr;
+  Pt->mem_resp_valid.set(1);
+  Pt->mem_resp_addr.set(Best->Addr);
   for (unsigned Wd = 0; Wd < LineBytes / 4; ++Wd)
-    setWord(Top->mem_resp_data, Wd,
+    Pt->mem_resp_data.setWord(Wd,
             support::endian::read32le(Best->Data.data() + 4 * Wd));
   if (Best->Channel != ~0u)
     --ChannelOutstanding[Best->Channel];
@@ -1007,11 +962,11 @@ void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
                   D.Operands[0].Where == simt::Field::Rd;
   uint32_t Row[32];
   if (WritesRd && DI.Rd != 0) {
-    Top->dbg_warp = Warp;
-    Top->dbg_reg = DI.Rd;
-    Top->eval();
+    Pt->dbg_warp.set(Warp);
+    Pt->dbg_reg.set(DI.Rd);
+    Model->eval();
     for (unsigned L = 0; L < 32; ++L)
-      Row[L] = word32(Top->dbg_row, L);
+      Row[L] = Pt->dbg_row.word(L);
     ES << " r" << unsigned(DI.Rd) << '=';
     appendLanes(ES, Row, D.has(simt::WritesAllLanes) ? 0xffffffffu : Exec);
   }
@@ -1020,8 +975,8 @@ void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
       (D.has(simt::IsLoad) || D.has(simt::IsStore) || D.has(simt::IsAtomic))) {
     uint32_t A[32], V[32];
     for (unsigned L = 0; L < 32; ++L) {
-      A[L] = word32(Top->lsu_commit_addr, L);
-      V[L] = word32(Top->lsu_commit_stval, L);
+      A[L] = Pt->lsu_commit_addr.word(L);
+      V[L] = Pt->lsu_commit_stval.word(L);
     }
     ES << " a=";
     appendLanes(ES, A, Exec);
@@ -1031,14 +986,14 @@ void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
     }
   }
   if (D.has(simt::IsBranch) || D.has(simt::IsJump)) {
-    if (Top->dp_commit_taken)
+    if (Pt->dp_commit_taken.get())
       ES << " taken->" << pcHex(Pc + uint32_t(DI.Imm) * 4);
     else
       ES << " not-taken";
   } else if (D.has(simt::IsMaskOp) && !WritesRd) {
-    ES << " exec=" << format_hex_no_prefix(Top->dp_commit_exec_after, 8);
+    ES << " exec=" << format_hex_no_prefix(Pt->dp_commit_exec_after.get(), 8);
     if (D.has(simt::IsExit))
-      ES << " alive=" << format_hex_no_prefix(Top->dp_commit_alive_after, 8);
+      ES << " alive=" << format_hex_no_prefix(Pt->dp_commit_alive_after.get(), 8);
   }
   if (D.has(simt::IsBarrier))
     ES << " wait";
@@ -1055,8 +1010,8 @@ void Simulator::Impl::fillCounters(Counters &Out) const {
   uint64_t LoadBytes[6] = {}, StoreBytes[6] = {}, Atomics[6] = {};
   for (unsigned I = 0, E = simt::numOpcodes(); I < E; ++I) {
     const simt::InstrDesc &D = simt::getDesc(simt::opcodeAt(I));
-    uint64_t WI = Top->cnt_op_warp[D.Encoding];
-    uint64_t TI = Top->cnt_op_thread[D.Encoding];
+    uint64_t WI = Pt->cnt_op_warp.at(D.Encoding);
+    uint64_t TI = Pt->cnt_op_thread.at(D.Encoding);
     Warp += WI;
     Thread += TI;
     unsigned Unit = unsigned(simt::getSchedClassDesc(D.Sched).Unit);
@@ -1093,19 +1048,19 @@ void Simulator::Impl::fillCounters(Counters &Out) const {
   Put("atomics_global", Atomics[Ix(simt::MemSpace::Global)]);
   Put("atomics_shared", Atomics[Ix(simt::MemSpace::Shared)]);
   Put("barriers", Barriers);
-  Put("branches_taken", Top->cnt_branches_taken);
-  Put("divergent_branches", Top->cnt_divergent_branches);
+  Put("branches_taken", Pt->cnt_branches_taken.get());
+  Put("divergent_branches", Pt->cnt_divergent_branches.get());
   Put("blocks", Blocks);
   Put("warps_launched", WarpsLaunched);
-  Put("cycles", Top->cnt_cycles);
-  Put("stall_dependency", Top->cnt_stall_dependency);
-  Put("stall_memory", Top->cnt_stall_memory);
-  Put("stall_unit_busy", Top->cnt_stall_unit_busy);
-  Put("stall_barrier", Top->cnt_stall_barrier);
-  Put("stall_no_ready_warp", Top->cnt_stall_no_ready_warp);
-  Put("l1_hits", Top->cnt_l1_hits);
-  Put("l1_misses", Top->cnt_l1_misses);
-  Put("shared_bank_conflict_cycles", Top->cnt_shared_bank_conflict_cycles);
+  Put("cycles", Pt->cnt_cycles.get());
+  Put("stall_dependency", Pt->cnt_stall_dependency.get());
+  Put("stall_memory", Pt->cnt_stall_memory.get());
+  Put("stall_unit_busy", Pt->cnt_stall_unit_busy.get());
+  Put("stall_barrier", Pt->cnt_stall_barrier.get());
+  Put("stall_no_ready_warp", Pt->cnt_stall_no_ready_warp.get());
+  Put("l1_hits", Pt->cnt_l1_hits.get());
+  Put("l1_misses", Pt->cnt_l1_misses.get());
+  Put("shared_bank_conflict_cycles", Pt->cnt_shared_bank_conflict_cycles.get());
   Put("dram_requests", DramRequests);
   Put("dram_read_bytes", DramReadBytes);
   Put("dram_write_bytes", DramWriteBytes);

@@ -10,9 +10,11 @@
 // waveform and the per-warp timeline when asked (docs/RTL.md, "Seeing
 // inside") and reads the core's counters (docs/Counters.md).
 //
-// Input invariants: none; every launch is validated first. The build
-// parameters of the Verilated model (lanes, warps, registers, L1, shared
-// memory) must equal the configuration's; create() refuses any other.
+// Input invariants: none; every launch is validated first. The Verilated
+// model has the configuration's build parameters (lanes, warps, registers,
+// L1, shared memory): the default's is linked in, any other is built on
+// first use and cached (ModelCache.h). The harness reaches the model only
+// through CoreModel.h, so one harness serves every configuration.
 // Guarantees: faults and hangs come back as llvm::Error naming the kernel,
 // block, warp, lane, pc and instruction; counters describe everything
 // executed up to the fault.
@@ -31,12 +33,14 @@
 
 namespace tandem::rtl {
 
-/// The configuration parameters the Verilated model was built with.
+/// The build parameters of the model linked into this build (the default
+/// configuration's); other configurations' models are built on demand.
 AcceleratorConfig builtConfig();
 
 class Simulator {
 public:
-  /// Fails if \p Opts.Config's build parameters differ from builtConfig().
+  /// Opens the model of \p Opts.Config (building it first if it is neither
+  /// the linked-in one nor cached); fails if it cannot be built or loaded.
   static llvm::Expected<std::unique_ptr<Simulator>>
   create(const DeviceOptions &Opts, iss::DeviceMemory &Mem);
   ~Simulator();

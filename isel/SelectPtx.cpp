@@ -1,0 +1,1432 @@
+//===- SelectPtx.cpp - LLVM IR to ptx MIR ----------------------------------===//
+//
+// Input invariants and guarantees: see SelectPtx.h (selectPtx).
+//
+// Value representation (every rule relies on it):
+//   * one IR value = one vreg whose class follows its type (classOf):
+//     i1 -> Pred, i32 -> B32, i64 and pointers (any space) -> B64,
+//     float -> F32, double -> F64. i8/i16 values are rejected with an error
+//     (the suite has none; loads/stores of them would need the .b16 class).
+//   * pointers hold addresses in their own space: a global pointer is a
+//     global address (kernel pointer parameters go through cvta.to.global as
+//     the IR's addrspacecast says), a shared pointer the address `mov.u64
+//     %rd, sym` gives, a local pointer an address in the local depot.
+//   * constants become immediates where the instruction's operand accepts one
+//     (RegOrImm) and a `mov` into a fresh register, once per block, elsewhere.
+//
+// Rules are grouped by IR opcode below; arithmetic goes through the pattern
+// table (selectByPattern), which knows nothing about PTX beyond the classes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SelectPtx.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace tandem::isel {
+
+std::string ptxIdentifier(StringRef Name) {
+  std::string Out;
+  for (char C : Name) {
+    if (isAlnum(C) || C == '_' || C == '$')
+      Out += C;
+    else
+      Out += "_$_";
+  }
+  if (Out.empty() || isDigit(Out[0]))
+    Out = "_" + Out;
+  return Out;
+}
+
+namespace {
+
+using mir::Operand;
+using mir::Reg;
+using ptx::Opcode;
+using ptx::RegClass;
+
+constexpr unsigned GenericAS = 0, GlobalAS = 1, SharedAS = 3, LocalAS = 5;
+
+/// The class of a value of type \p T, if PTX values of it are supported.
+std::optional<RegClass> classOf(Type *T) {
+  if (T->isIntegerTy(1))
+    return RegClass::Pred;
+  if (T->isIntegerTy(32))
+    return RegClass::B32;
+  if (T->isIntegerTy(64) || T->isPointerTy())
+    return RegClass::B64;
+  if (T->isFloatTy())
+    return RegClass::F32;
+  if (T->isDoubleTy())
+    return RegClass::F64;
+  return std::nullopt;
+}
+
+/// Opcode by record name; the names are the .td's, so a miss is a bug in
+/// this file, reported as an internal error by the caller.
+std::optional<Opcode> op(StringRef RecordName) { return ptx::lookupOpcode(RecordName); }
+
+/// An address: base register + constant byte offset ([base+off]).
+struct Address {
+  Reg Base = mir::NoReg;
+  int64_t Offset = 0;
+};
+
+/// One pattern operand: the IR value, or a register already computed (then
+/// Class says its class).
+struct PatArg {
+  Value *V = nullptr;
+  Reg R = mir::NoReg;
+  RegClass Class = RegClass::B32;
+};
+
+class PtxSelector {
+public:
+  PtxSelector(Function &F, StringRef Name) : F(F), Fn(std::make_unique<mir::Function>()) {
+    Fn->Name = Name.str();
+  }
+
+  Expected<PtxSelection> run() {
+    if (Error E = declareParams())
+      return E;
+    if (Error E = layoutShared())
+      return E;
+    if (Error E = layoutLocals())
+      return E;
+    createBlocks();
+    Cur = Fn->Blocks.front().get();
+    loadParams();
+    for (BasicBlock &BB : F)
+      if (Error E = createPhis(BB))
+        return E;
+    for (BasicBlock &BB : F)
+      if (Error E = selectBlock(BB))
+        return E;
+    if (Error E = fillPhis())
+      return E;
+    removeDeadCode();
+    return PtxSelection{std::move(Fn), std::move(Info)};
+  }
+
+private:
+  //===--- errors, emission, registers ---------------------------------===//
+
+  std::string where(const Instruction &I) const {
+    const DebugLoc &DL = I.getDebugLoc();
+    if (!DL || DL.getLine() == 0)
+      return "";
+    return formatv("{0}:{1}", DL->getFilename(), DL.getLine()).str();
+  }
+
+  Error cannotSelect(const Instruction &I, StringRef Why = {}) const {
+    std::string Text;
+    raw_string_ostream OS(Text);
+    I.print(OS);
+    StringRef Trimmed = StringRef(Text).trim();
+    Trimmed = Trimmed.take_front(Trimmed.find(", !dbg"));
+    std::string Loc = where(I);
+    return createStringError(formatv("kernel {0}: cannot select `{1}` for ptx{2}{3}", Fn->Name,
+                                     Trimmed, Loc.empty() ? "" : " (" + Loc + ")",
+                                     Why.empty() ? "" : ": " + Why.str()));
+  }
+
+  Error internal(const Instruction &I, StringRef What) const {
+    return cannotSelect(I, ("internal compiler error: " + What).str());
+  }
+
+  mir::Inst &emit(unsigned Opc, ArrayRef<Operand> Ops) {
+    mir::Inst I;
+    I.Opcode = Opc;
+    I.Ops.assign(Ops.begin(), Ops.end());
+    I.Loc = CurLoc;
+    Cur->Insts.push_back(std::move(I));
+    return Cur->Insts.back();
+  }
+  mir::Inst &emit(Opcode O, ArrayRef<Operand> Ops) { return emit(unsigned(O), Ops); }
+
+  Reg newReg(RegClass C, StringRef Name = {}) {
+    Reg R = Fn->newVReg(false, Name.str());
+    Fn->info(R).RegClass = uint8_t(C);
+    return R;
+  }
+  RegClass classOfReg(Reg R) const { return RegClass(Fn->info(R).RegClass); }
+
+  /// The register of IR value \p V's result (created on first request, so
+  /// uses laid out before the definition work).
+  Reg result(Value *V) {
+    auto It = Values.find(V);
+    if (It != Values.end())
+      return It->second;
+    Reg R = newReg(*classOf(V->getType()), V->getName());
+    Values[V] = R;
+    return R;
+  }
+
+  /// \p I's value is \p R (a no-op cast): copies when a use already asked
+  /// for I's register.
+  void bindResult(Instruction &I, Reg R) {
+    auto It = Values.find(&I);
+    if (It == Values.end()) {
+      Values[&I] = R;
+      return;
+    }
+    emit(mir::COPY, {Operand::def(It->second), Operand::use(R)});
+  }
+
+  /// Bits of a constant as the immediate operand holds them (floats: their
+  /// IEEE bits, printed as 0f/0d by the printer).
+  static std::optional<int64_t> immediateOf(Value *V) {
+    if (auto *C = dyn_cast<ConstantInt>(V))
+      return C->getBitWidth() == 1 ? int64_t(C->getZExtValue()) : C->getSExtValue();
+    if (auto *C = dyn_cast<ConstantFP>(V))
+      return int64_t(C->getValueAPF().bitcastToAPInt().getZExtValue());
+    if (isa<ConstantPointerNull>(V) || isa<UndefValue>(V))
+      return 0; // undef/poison: any value will do, 0 is the simplest
+    return std::nullopt;
+  }
+
+  /// A register holding constant \p Imm of class \p C (one mov per block).
+  Reg materialize(int64_t Imm, RegClass C) {
+    auto Key = std::make_pair(unsigned(C), Imm);
+    auto It = BlockConsts.find(Key);
+    if (It != BlockConsts.end())
+      return It->second;
+    static const Opcode Movs[] = {Opcode::MOV_PRED, Opcode::MOV_B32, Opcode::MOV_B64,
+                                  Opcode::MOV_F32, Opcode::MOV_F64};
+    Reg R = newReg(C);
+    if (C == RegClass::Pred) // mov.pred takes no immediate: compare constants
+      emit(Opcode::SETP_U32, {Operand::def(R), Operand::imm(int64_t(ptx::CondCode::NE)),
+                              Operand::imm(Imm ? 1 : 0), Operand::imm(0)});
+    else
+      emit(Movs[unsigned(C)], {Operand::def(R), Operand::imm(Imm)});
+    BlockConsts[Key] = R;
+    return R;
+  }
+
+  /// The register holding \p V (constants, globals and constant expressions
+  /// are materialized in the current block).
+  Expected<Reg> regOf(Value *V) {
+    if (isa<Instruction>(V) || isa<Argument>(V)) {
+      if (!classOf(V->getType()))
+        return createStringError(formatv("kernel {0}: a value of type {1} is not supported on "
+                                         "ptx",
+                                         Fn->Name, *V->getType()));
+      return result(V);
+    }
+    if (std::optional<int64_t> Imm = immediateOf(V)) {
+      std::optional<RegClass> C = classOf(V->getType());
+      if (!C)
+        return createStringError(formatv("kernel {0}: a constant of type {1} is not supported "
+                                         "on ptx",
+                                         Fn->Name, *V->getType()));
+      return materialize(*Imm, *C);
+    }
+    if (V->getType()->isPointerTy())
+      return constantPointer(cast<Constant>(V));
+    return createStringError(
+        formatv("kernel {0}: constant {1} is not supported on ptx", Fn->Name, *V));
+  }
+
+  /// An operand for instruction operand \p Info: an immediate where it
+  /// accepts one, else a register.
+  Expected<Operand> operandFor(const PatArg &A, const ptx::OperandInfo &Info) {
+    if (A.R != mir::NoReg)
+      return Operand::use(A.R);
+    if (Info.Kind == ptx::OperandKind::RegOrImm)
+      if (std::optional<int64_t> Imm = immediateOf(A.V);
+          Imm && !A.V->getType()->isPointerTy())
+        return Operand::imm(*Imm);
+    Expected<Reg> R = regOf(A.V);
+    if (!R)
+      return R.takeError();
+    return Operand::use(*R);
+  }
+
+  //===--- constant pointers (shared variables, the local depot) -------===//
+
+  unsigned symbol(StringRef Name) {
+    Info.Symbols.push_back(Name.str());
+    return Info.Symbols.size() - 1;
+  }
+
+  Reg symbolAddress(unsigned Sym) {
+    auto It = BlockSyms.find(Sym);
+    if (It != BlockSyms.end())
+      return It->second;
+    Reg R = newReg(RegClass::B64);
+    emit(Opcode::MOV_SYM, {Operand::def(R), Operand::imm(Sym)});
+    return BlockSyms[Sym] = R;
+  }
+
+  Reg addImm64(Reg Base, int64_t Offset) {
+    if (Offset == 0)
+      return Base;
+    Reg R = newReg(RegClass::B64);
+    emit(Opcode::ADD_64, {Operand::def(R), Operand::use(Base), Operand::imm(Offset)});
+    return R;
+  }
+
+  /// A constant pointer as base + offset: a shared variable (plus constant
+  /// GEPs), possibly cast to generic.
+  Expected<Address> constantAddress(Constant *C) {
+    const DataLayout &DL = F.getDataLayout();
+    APInt Off(64, 0);
+    Value *Base = C->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+    if (auto *GV = dyn_cast<GlobalVariable>(Base)) {
+      auto It = SharedSymbols.find(GV);
+      if (It == SharedSymbols.end())
+        return createStringError(formatv("kernel {0}: global variable {1} is not supported on "
+                                         "ptx (only __shared__ variables are)",
+                                         Fn->Name, GV->getName()));
+      return Address{symbolAddress(It->second), Off.getSExtValue()};
+    }
+    if (auto *CE = dyn_cast<ConstantExpr>(Base);
+        CE && CE->getOpcode() == Instruction::AddrSpaceCast) {
+      Expected<Reg> Inner = constantPointer(CE->getOperand(0));
+      if (!Inner)
+        return Inner.takeError();
+      Expected<Reg> Cast = castAddressSpace(*Inner, CE->getOperand(0)->getType(), CE->getType());
+      if (!Cast)
+        return Cast.takeError();
+      return Address{*Cast, Off.getSExtValue()};
+    }
+    if (isa<ConstantPointerNull>(Base))
+      return Address{materialize(0, RegClass::B64), Off.getSExtValue()};
+    return createStringError(
+        formatv("kernel {0}: constant pointer {1} is not supported on ptx", Fn->Name, *C));
+  }
+
+  Expected<Reg> constantPointer(Constant *C) {
+    Expected<Address> A = constantAddress(C);
+    if (!A)
+      return A.takeError();
+    return addImm64(A->Base, A->Offset);
+  }
+
+  /// Converts a pointer between address spaces (cvta).
+  Expected<Reg> castAddressSpace(Reg Src, Type *From, Type *To) {
+    unsigned S = From->getPointerAddressSpace(), D = To->getPointerAddressSpace();
+    if (S == D)
+      return Src;
+    auto Name = [](unsigned AS) -> StringRef {
+      switch (AS) {
+      case GlobalAS: return "global";
+      case SharedAS: return "shared";
+      case LocalAS: return "local";
+      default: return "";
+      }
+    };
+    std::string Rec;
+    if (S == GenericAS && !Name(D).empty())
+      Rec = ("CVTA_TO_" + Name(D)).str();
+    else if (D == GenericAS && !Name(S).empty())
+      Rec = ("CVTA_" + Name(S)).str();
+    else
+      return createStringError(formatv("kernel {0}: a cast from address space {1} to {2} is "
+                                       "not supported on ptx",
+                                       Fn->Name, S, D));
+    Reg R = newReg(RegClass::B64);
+    emit(*op(Rec), {Operand::def(R), Operand::use(Src)});
+    return R;
+  }
+
+  //===--- setup --------------------------------------------------------===//
+
+  Error declareParams() {
+    for (Argument &A : F.args()) {
+      std::string Sym = formatv("{0}_param_{1}", ptxIdentifier(Fn->Name), A.getArgNo()).str();
+      Type *T = A.getType();
+      std::string PtxType;
+      if (A.hasByValAttr())
+        PtxType = "";
+      else if (T->isPointerTy() || T->isIntegerTy(64))
+        PtxType = ".u64";
+      else if (T->isIntegerTy(32))
+        PtxType = ".u32";
+      else if (T->isFloatTy())
+        PtxType = ".f32";
+      else if (T->isDoubleTy())
+        PtxType = ".f64";
+      if (PtxType.empty())
+        return createStringError(
+            formatv("kernel {0}: parameter {1} ('{2}') has a type ptx does not support yet "
+                    "(pointers, int, unsigned, long, float and double are); pass a pointer",
+                    Fn->Name, A.getArgNo(), A.getName()));
+      Info.Params.push_back({Sym, PtxType});
+      ParamSymbols.push_back(symbol(Sym));
+      Fn->Params.push_back({A.getName().str(),
+                            T->isPointerTy()  ? mir::ParamKind::Pointer
+                            : T->isFloatTy() ? mir::ParamKind::F32
+                                             : mir::ParamKind::U32,
+                            uint32_t(A.getArgNo())});
+    }
+    return Error::success();
+  }
+
+  void loadParams() {
+    CurLoc.clear();
+    for (Argument &A : F.args()) {
+      if (A.use_empty())
+        continue;
+      static const std::map<std::string, Opcode> Loads = {{".u32", Opcode::LD_PARAM_U32},
+                                                          {".u64", Opcode::LD_PARAM_U64},
+                                                          {".f32", Opcode::LD_PARAM_F32},
+                                                          {".f64", Opcode::LD_PARAM_F64}};
+      emit(Loads.at(Info.Params[A.getArgNo()].PtxType),
+           {Operand::def(result(&A)), Operand::imm(ParamSymbols[A.getArgNo()])});
+    }
+  }
+
+  static bool usedBy(const Value *V, const Function &Fn, SmallPtrSetImpl<const Value *> &Seen) {
+    for (const User *U : V->users()) {
+      if (const auto *I = dyn_cast<Instruction>(U)) {
+        if (I->getFunction() == &Fn)
+          return true;
+      } else if (isa<Constant>(U) && Seen.insert(U).second && usedBy(U, Fn, Seen)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// __shared__ variables the kernel uses become .shared declarations; an
+  /// `extern __shared__` array (a declaration or zero-sized) is dynamic
+  /// shared memory: `.extern .shared .align 16 .b8 name[]`.
+  Error layoutShared() {
+    const DataLayout &DL = F.getDataLayout();
+    for (GlobalVariable &GV : F.getParent()->globals()) {
+      if (GV.getAddressSpace() != SharedAS)
+        continue;
+      SmallPtrSet<const Value *, 8> Seen;
+      if (!usedBy(&GV, F, Seen))
+        continue;
+      ptx::KernelInfo::SharedVar S;
+      S.Symbol = ptxIdentifier(GV.getName());
+      S.Size = DL.getTypeAllocSize(GV.getValueType());
+      S.Extern = GV.isDeclaration() || S.Size == 0;
+      S.Align = S.Extern ? 16
+                         : std::max<unsigned>(
+                               GV.getAlign().value_or(DL.getABITypeAlign(GV.getValueType())).value(),
+                               1);
+      SharedSymbols[&GV] = symbol(S.Symbol);
+      Info.Shared.push_back(S);
+    }
+    return Error::success();
+  }
+
+  /// Allocas live in one per-thread local array, the depot.
+  Error layoutLocals() {
+    const DataLayout &DL = F.getDataLayout();
+    uint64_t End = 0;
+    for (Instruction &I : instructions(F)) {
+      auto *AI = dyn_cast<AllocaInst>(&I);
+      if (!AI)
+        continue;
+      std::optional<TypeSize> Size = AI->getAllocationSize(DL);
+      if (!AI->isStaticAlloca() || !Size || Size->isScalable())
+        return cannotSelect(*AI, "only fixed-size allocas in the entry block are supported");
+      End = alignTo(End, std::max(AI->getAlign(), Align(4)));
+      LocalOffsets[AI] = End;
+      End += Size->getFixedValue();
+    }
+    Info.LocalBytes = alignTo(End, 16);
+    if (End)
+      Info.LocalDepotSymbol = symbol(ptxIdentifier("__local_depot_" + Fn->Name));
+    return Error::success();
+  }
+
+  void createBlocks() {
+    StringSet<> Taken;
+    unsigned Index = 0;
+    for (BasicBlock &BB : F) {
+      std::string Name = BB.hasName() ? BB.getName().str() : formatv("bb{0}", Index).str();
+      std::string Unique = Name;
+      for (unsigned K = 1; !Taken.insert(Unique).second; ++K)
+        Unique = formatv("{0}.{1}", Name, K).str();
+      BlockMap[&BB] = Fn->addBlock(Unique);
+      ++Index;
+    }
+  }
+
+  //===--- blocks, PHIs -------------------------------------------------===//
+
+  Error createPhis(BasicBlock &BB) {
+    Cur = BlockMap[&BB];
+    for (PHINode &Phi : BB.phis()) {
+      if (!classOf(Phi.getType()))
+        return cannotSelect(Phi, "values of this type are not supported on ptx");
+      CurLoc = where(Phi);
+      Phis.push_back({&Phi, Cur, Cur->Insts.size()});
+      emit(mir::PHI, {Operand::def(result(&Phi))});
+    }
+    return Error::success();
+  }
+
+  /// Constant incomings are materialized at the end of the predecessor,
+  /// before its terminator.
+  Error fillPhis() {
+    for (auto &[Phi, B, Index] : Phis) {
+      for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
+        mir::Block *Pred = BlockMap.lookup(Phi->getIncomingBlock(K));
+        mir::Inst Term = std::move(Pred->Insts.back());
+        Pred->Insts.pop_back();
+        Cur = Pred;
+        BlockConsts.clear();
+        BlockSyms.clear();
+        Expected<Reg> R = regOf(Phi->getIncomingValue(K));
+        if (!R)
+          return R.takeError();
+        Pred->Insts.push_back(std::move(Term));
+        B->Insts[Index].Ops.push_back(Operand::use(*R));
+        B->Insts[Index].Ops.push_back(Operand::block(Pred));
+      }
+    }
+    return Error::success();
+  }
+
+  Error selectBlock(BasicBlock &BB) {
+    Cur = BlockMap[&BB];
+    BlockConsts.clear();
+    BlockSyms.clear();
+    for (Instruction &I : BB) {
+      if (isa<PHINode>(I))
+        continue;
+      CurLoc = where(I);
+      if (Error E = checkTypes(I))
+        return E;
+      if (Error E = selectInst(I))
+        return E;
+    }
+    return Error::success();
+  }
+
+  Error checkTypes(Instruction &I) {
+    SmallVector<Type *, 4> Types{I.getType()};
+    for (Value *Op : I.operands())
+      Types.push_back(Op->getType());
+    if (isa<AtomicCmpXchgInst>(I) || isa<ExtractValueInst>(I))
+      Types.erase(Types.begin()); // the {value, i1} pair: extractvalue splits it
+    for (Type *T : Types) {
+      if (T->isVoidTy() || T->isLabelTy() || T->isMetadataTy() || T->isTokenTy() ||
+          classOf(T))
+        continue;
+      if (T->isIntegerTy(8) || T->isIntegerTy(16)) {
+        // Memory accesses of bytes and halves are fine: the value lives in a
+        // .b32 register (see selectLoad); arithmetic on them is not.
+        if (isa<LoadInst>(I) || isa<StoreInst>(I) || isa<ZExtInst>(I) || isa<SExtInst>(I) ||
+            isa<TruncInst>(I))
+          continue;
+        return cannotSelect(I, "8- and 16-bit integer arithmetic is not supported on ptx yet; "
+                               "compute in int");
+      }
+      if (T->isStructTy() && isa<IntrinsicInst>(I))
+        continue;
+      return cannotSelect(I, "values of this type are not supported on ptx (i1, i32, i64, "
+                             "pointers, float and double are)");
+    }
+    return Error::success();
+  }
+
+  //===--- the pattern table ----------------------------------------------===//
+
+  /// Selects \p IRName with operands \p Args and a result of class \p Result
+  /// into \p Dst through the first matching pattern; false when none does.
+  Expected<bool> selectByPattern(StringRef IRName, ArrayRef<PatArg> Args, RegClass Result,
+                                 Reg Dst) {
+    SmallVector<RegClass, 3> Classes;
+    for (const PatArg &A : Args) {
+      if (A.R != mir::NoReg) {
+        Classes.push_back(A.Class);
+        continue;
+      }
+      std::optional<RegClass> C = classOf(A.V->getType());
+      if (!C)
+        return false;
+      Classes.push_back(*C);
+    }
+    for (const ptx::PatternDesc &P : ptx::selectionPatterns()) {
+      if (IRName != P.IRName || P.NumArgs != Args.size() || P.Result != Result ||
+          !std::equal(Classes.begin(), Classes.end(), P.Args))
+        continue;
+      const ptx::InstrDesc &D = ptx::getDesc(P.Inst);
+      SmallVector<Operand, 4> Ops(D.NumOperands, Operand::imm(0));
+      Ops[0] = Operand::def(Dst); // a pattern's instruction has one def, first
+      for (unsigned K = 0; K < Args.size(); ++K) {
+        Expected<Operand> O = operandFor(Args[K], D.Operands[P.ArgOperand[K]]);
+        if (!O)
+          return O.takeError();
+        Ops[P.ArgOperand[K]] = *O;
+      }
+      emit(P.Inst, Ops);
+      return true;
+    }
+    return false;
+  }
+
+  Error byPattern(Instruction &I, StringRef IRName, ArrayRef<PatArg> Args) {
+    Expected<bool> Done = selectByPattern(IRName, Args, *classOf(I.getType()), result(&I));
+    if (!Done)
+      return Done.takeError();
+    return *Done ? Error::success() : cannotSelect(I, "no pattern in PtxPatterns.td matches");
+  }
+
+  static SmallVector<PatArg, 3> argsOf(ArrayRef<Value *> Vs) {
+    SmallVector<PatArg, 3> Args;
+    for (Value *V : Vs)
+      Args.push_back({V});
+    return Args;
+  }
+
+  //===--- dispatch -----------------------------------------------------===//
+
+  Error selectInst(Instruction &I) {
+    switch (I.getOpcode()) {
+    case Instruction::Shl:
+    case Instruction::LShr:
+    case Instruction::AShr:
+      return selectShift(cast<BinaryOperator>(I));
+    case Instruction::FAdd:
+      return selectFAdd(cast<BinaryOperator>(I));
+    case Instruction::Add:
+    case Instruction::Sub:
+    case Instruction::Mul:
+    case Instruction::And:
+    case Instruction::Or:
+    case Instruction::Xor:
+    case Instruction::UDiv:
+    case Instruction::SDiv:
+    case Instruction::URem:
+    case Instruction::SRem:
+    case Instruction::FSub:
+    case Instruction::FMul:
+    case Instruction::FDiv:
+    case Instruction::FNeg: {
+      SmallVector<Value *, 2> Ops(I.operands());
+      return byPattern(I, I.getOpcodeName(), argsOf(Ops));
+    }
+    case Instruction::ICmp:
+      return selectICmp(cast<ICmpInst>(I));
+    case Instruction::FCmp:
+      return selectFCmp(cast<FCmpInst>(I));
+    case Instruction::Select:
+      return selectSelect(cast<SelectInst>(I));
+    case Instruction::Trunc:
+    case Instruction::ZExt:
+    case Instruction::SExt:
+    case Instruction::FPToUI:
+    case Instruction::FPToSI:
+    case Instruction::UIToFP:
+    case Instruction::SIToFP:
+    case Instruction::FPTrunc:
+    case Instruction::FPExt:
+    case Instruction::PtrToInt:
+    case Instruction::IntToPtr:
+    case Instruction::BitCast:
+    case Instruction::AddrSpaceCast:
+      return selectCast(cast<CastInst>(I));
+    case Instruction::Freeze:
+      return alias(I, I.getOperand(0));
+    case Instruction::GetElementPtr:
+      return selectGEP(cast<GetElementPtrInst>(I));
+    case Instruction::Load:
+      return selectLoad(cast<LoadInst>(I));
+    case Instruction::Store:
+      return selectStore(cast<StoreInst>(I));
+    case Instruction::AtomicRMW:
+      return selectAtomicRMW(cast<AtomicRMWInst>(I));
+    case Instruction::AtomicCmpXchg:
+      return selectCmpXchg(cast<AtomicCmpXchgInst>(I));
+    case Instruction::ExtractValue:
+      return selectExtractValue(cast<ExtractValueInst>(I));
+    case Instruction::Alloca: {
+      Reg Depot = symbolAddress(Info.LocalDepotSymbol);
+      emit(Opcode::ADD_64, {Operand::def(result(&I)), Operand::use(Depot),
+                            Operand::imm(LocalOffsets.lookup(cast<AllocaInst>(&I)))});
+      return Error::success();
+    }
+    case Instruction::Call:
+      return selectCall(cast<CallInst>(I));
+    case Instruction::Fence:
+      emit(Opcode::MEMBAR_GL, {});
+      return Error::success();
+    case Instruction::Br:
+      return selectBranch(cast<BranchInst>(I));
+    case Instruction::Ret:
+    case Instruction::Unreachable:
+      emit(mir::RET, {});
+      return Error::success();
+    default:
+      return cannotSelect(I);
+    }
+  }
+
+  Error alias(Instruction &I, Value *Src) {
+    Expected<Reg> R = regOf(Src);
+    if (!R)
+      return R.takeError();
+    bindResult(I, *R);
+    return Error::success();
+  }
+
+  //===--- integer and float arithmetic -----------------------------------===//
+
+  /// PTX shifts take a .u32 amount at both widths; a 64-bit amount is
+  /// truncated (amounts >= 64 are poison in IR, so any result is right).
+  Error selectShift(BinaryOperator &I) {
+    PatArg Amount{I.getOperand(1)};
+    if (I.getType()->isIntegerTy(64)) {
+      if (auto *C = dyn_cast<ConstantInt>(I.getOperand(1))) {
+        Amount = {nullptr, materialize(C->getZExtValue() & 63, RegClass::B32), RegClass::B32};
+      } else {
+        Expected<Reg> Wide = regOf(I.getOperand(1));
+        if (!Wide)
+          return Wide.takeError();
+        Reg Narrow = newReg(RegClass::B32);
+        emit(Opcode::CVT_U32_U64, {Operand::def(Narrow), Operand::use(*Wide)});
+        Amount = {nullptr, Narrow, RegClass::B32};
+      }
+    }
+    return byPattern(I, I.getOpcodeName(), {{I.getOperand(0)}, Amount});
+  }
+
+  /// `fadd contract (fmul contract a, b), c` is one fma.rn when the product
+  /// has no other use: what -ffp-contract=fast (CUDA's default) allows.
+  Error selectFAdd(BinaryOperator &I) {
+    if (I.hasAllowContract()) {
+      for (unsigned K = 0; K < 2; ++K) {
+        auto *Mul = dyn_cast<BinaryOperator>(I.getOperand(K));
+        if (!Mul || Mul->getOpcode() != Instruction::FMul || !Mul->hasAllowContract() ||
+            !Mul->hasOneUse() || Mul->getParent() != I.getParent())
+          continue;
+        return byPattern(I, "llvm.fma",
+                         argsOf({Mul->getOperand(0), Mul->getOperand(1), I.getOperand(1 - K)}));
+      }
+    }
+    return byPattern(I, "fadd", argsOf({I.getOperand(0), I.getOperand(1)}));
+  }
+
+  //===--- compares and selects ------------------------------------------===//
+
+  static ptx::CondCode intCondCode(CmpInst::Predicate P) {
+    using CC = ptx::CondCode;
+    switch (P) {
+    case CmpInst::ICMP_EQ: return CC::EQ;
+    case CmpInst::ICMP_NE: return CC::NE;
+    case CmpInst::ICMP_SLT: return CC::LT;
+    case CmpInst::ICMP_SLE: return CC::LE;
+    case CmpInst::ICMP_SGT: return CC::GT;
+    case CmpInst::ICMP_SGE: return CC::GE;
+    case CmpInst::ICMP_ULT: return CC::LO;
+    case CmpInst::ICMP_ULE: return CC::LS;
+    case CmpInst::ICMP_UGT: return CC::HI;
+    default: return CC::HS; // ICMP_UGE
+    }
+  }
+
+  std::optional<ptx::CondCode> floatCondCode(CmpInst::Predicate P) {
+    using CC = ptx::CondCode;
+    switch (P) {
+    case CmpInst::FCMP_OEQ: return CC::EQ;
+    case CmpInst::FCMP_ONE: return CC::NE;
+    case CmpInst::FCMP_OLT: return CC::LT;
+    case CmpInst::FCMP_OLE: return CC::LE;
+    case CmpInst::FCMP_OGT: return CC::GT;
+    case CmpInst::FCMP_OGE: return CC::GE;
+    case CmpInst::FCMP_UEQ: return CC::EQU;
+    case CmpInst::FCMP_UNE: return CC::NEU;
+    case CmpInst::FCMP_ULT: return CC::LTU;
+    case CmpInst::FCMP_ULE: return CC::LEU;
+    case CmpInst::FCMP_UGT: return CC::GTU;
+    case CmpInst::FCMP_UGE: return CC::GEU;
+    case CmpInst::FCMP_ORD: return CC::NUM;
+    case CmpInst::FCMP_UNO: return CC::NaN;
+    default: return std::nullopt; // true / false
+    }
+  }
+
+  Error emitSetp(Instruction &I, Opcode O, ptx::CondCode CC, Value *A, Value *B) {
+    const ptx::InstrDesc &D = ptx::getDesc(O);
+    Expected<Operand> OA = operandFor({A}, D.Operands[2]);
+    if (!OA)
+      return OA.takeError();
+    Expected<Operand> OB = operandFor({B}, D.Operands[3]);
+    if (!OB)
+      return OB.takeError();
+    emit(O, {Operand::def(result(&I)), Operand::imm(int64_t(CC)), *OA, *OB});
+    return Error::success();
+  }
+
+  Error selectICmp(ICmpInst &I) {
+    Value *A = I.getOperand(0), *B = I.getOperand(1);
+    RegClass C = *classOf(A->getType());
+    if (C == RegClass::Pred) {
+      // i1 compares: ne is xor; eq is not(xor). Ordered ones are rare
+      // enough to reject.
+      if (!I.isEquality())
+        return cannotSelect(I, "ordered compares of i1 values are not supported on ptx");
+      Reg X = I.getPredicate() == CmpInst::ICMP_NE ? result(&I) : newReg(RegClass::Pred);
+      Expected<bool> Done = selectByPattern("xor", argsOf({A, B}), RegClass::Pred, X);
+      if (!Done)
+        return Done.takeError();
+      if (I.getPredicate() == CmpInst::ICMP_EQ)
+        emit(Opcode::NOT_PRED, {Operand::def(result(&I)), Operand::use(X)});
+      return Error::success();
+    }
+    bool Unsigned = I.isUnsigned() || I.isEquality();
+    Opcode O = C == RegClass::B32 ? (Unsigned ? Opcode::SETP_U32 : Opcode::SETP_S32)
+                                  : (Unsigned ? Opcode::SETP_U64 : Opcode::SETP_S64);
+    return emitSetp(I, O, intCondCode(I.getPredicate()), A, B);
+  }
+
+  Error selectFCmp(FCmpInst &I) {
+    std::optional<ptx::CondCode> CC = floatCondCode(I.getPredicate());
+    if (!CC) {
+      Reg K = materialize(I.getPredicate() == CmpInst::FCMP_TRUE, RegClass::Pred);
+      bindResult(I, K);
+      return Error::success();
+    }
+    Opcode O = I.getOperand(0)->getType()->isFloatTy() ? Opcode::SETP_F32 : Opcode::SETP_F64;
+    return emitSetp(I, O, *CC, I.getOperand(0), I.getOperand(1));
+  }
+
+  /// selp for values; i1 values: (c & t) | (~c & f).
+  Error selectSelect(SelectInst &I) {
+    if (I.getType()->isIntegerTy(1)) {
+      Expected<Reg> C = regOf(I.getCondition());
+      Expected<Reg> T = regOf(I.getTrueValue());
+      Expected<Reg> Fl = regOf(I.getFalseValue());
+      if (!C || !T || !Fl)
+        return joinErrors(joinErrors(C.takeError(), T.takeError()), Fl.takeError());
+      Reg NotC = newReg(RegClass::Pred), A = newReg(RegClass::Pred), B = newReg(RegClass::Pred);
+      emit(Opcode::NOT_PRED, {Operand::def(NotC), Operand::use(*C)});
+      emit(Opcode::AND_PRED, {Operand::def(A), Operand::use(*C), Operand::use(*T)});
+      emit(Opcode::AND_PRED, {Operand::def(B), Operand::use(NotC), Operand::use(*Fl)});
+      emit(Opcode::OR_PRED, {Operand::def(result(&I)), Operand::use(A), Operand::use(B)});
+      return Error::success();
+    }
+    return byPattern(I, "select",
+                     argsOf({I.getCondition(), I.getTrueValue(), I.getFalseValue()}));
+  }
+
+  //===--- casts ----------------------------------------------------------===//
+
+  Error selectCast(CastInst &I) {
+    Value *Src = I.getOperand(0);
+    Type *From = Src->getType(), *To = I.getType();
+    switch (I.getOpcode()) {
+    case Instruction::AddrSpaceCast: {
+      Expected<Reg> R = regOf(Src);
+      if (!R)
+        return R.takeError();
+      Expected<Reg> Cast = castAddressSpace(*R, From, To);
+      if (!Cast)
+        return Cast.takeError();
+      bindResult(I, *Cast);
+      return Error::success();
+    }
+    case Instruction::PtrToInt:
+    case Instruction::IntToPtr:
+      if (To->isIntegerTy(32)) // the low word of an address
+        return byPattern(I, "trunc", argsOf({Src}));
+      if (From->isIntegerTy(32))
+        return byPattern(I, "zext", argsOf({Src}));
+      return alias(I, Src);
+    case Instruction::BitCast:
+      if (classOf(From) == classOf(To))
+        return alias(I, Src);
+      break;
+    case Instruction::ZExt:
+    case Instruction::SExt:
+      if (From->isIntegerTy(1)) {
+        // selp: 1 (zext) or -1 (sext) where the predicate holds, else 0.
+        Expected<Reg> P = regOf(Src);
+        if (!P)
+          return P.takeError();
+        int64_t One = I.getOpcode() == Instruction::ZExt ? 1 : -1;
+        Opcode O = To->isIntegerTy(64) ? Opcode::SELP_B64 : Opcode::SELP_B32;
+        emit(O, {Operand::def(result(&I)), Operand::imm(One), Operand::imm(0), Operand::use(*P)});
+        return Error::success();
+      }
+      if (From->isIntegerTy(8) || From->isIntegerTy(16))
+        return selectNarrowExtend(I);
+      break;
+    case Instruction::Trunc:
+      if (To->isIntegerTy(1)) {
+        // The low bit: and with 1, compare with 0.
+        Expected<Reg> X = regOf(Src);
+        if (!X)
+          return X.takeError();
+        bool Wide = From->isIntegerTy(64);
+        Reg Bit = newReg(Wide ? RegClass::B64 : RegClass::B32);
+        emit(Wide ? Opcode::AND_64 : Opcode::AND_32,
+             {Operand::def(Bit), Operand::use(*X), Operand::imm(1)});
+        emit(Wide ? Opcode::SETP_U64 : Opcode::SETP_U32,
+             {Operand::def(result(&I)), Operand::imm(int64_t(ptx::CondCode::NE)),
+              Operand::use(Bit), Operand::imm(0)});
+        return Error::success();
+      }
+      if (To->isIntegerTy(8) || To->isIntegerTy(16))
+        return selectNarrowTrunc(I);
+      break;
+    default:
+      break;
+    }
+    return byPattern(I, I.getOpcodeName(), argsOf({Src}));
+  }
+
+  /// i8/i16 values exist only between a load and its extension (or a
+  /// truncation and its store); they live zero-extended in a .b32 register.
+  Error selectNarrowExtend(CastInst &I) {
+    Expected<Reg> X = regOf(I.getOperand(0));
+    if (!X)
+      return X.takeError();
+    unsigned Bits = I.getOperand(0)->getType()->getIntegerBitWidth();
+    Reg Word = *X;
+    if (I.getOpcode() == Instruction::SExt) {
+      // Shift the value to the top and back arithmetically.
+      Reg Up = newReg(RegClass::B32);
+      Word = newReg(RegClass::B32);
+      emit(Opcode::SHL_32, {Operand::def(Up), Operand::use(*X), Operand::imm(32 - Bits)});
+      emit(Opcode::SRA_32, {Operand::def(Word), Operand::use(Up), Operand::imm(32 - Bits)});
+      if (I.getType()->isIntegerTy(64)) {
+        emit(Opcode::CVT_S64_S32, {Operand::def(result(&I)), Operand::use(Word)});
+        return Error::success();
+      }
+    } else if (I.getType()->isIntegerTy(64)) {
+      emit(Opcode::CVT_U64_U32, {Operand::def(result(&I)), Operand::use(Word)});
+      return Error::success();
+    }
+    bindResult(I, Word);
+    return Error::success();
+  }
+
+  Error selectNarrowTrunc(CastInst &I) {
+    Expected<Reg> X = regOf(I.getOperand(0));
+    if (!X)
+      return X.takeError();
+    Reg Src = *X;
+    if (I.getOperand(0)->getType()->isIntegerTy(64)) {
+      Src = newReg(RegClass::B32);
+      emit(Opcode::CVT_U32_U64, {Operand::def(Src), Operand::use(*X)});
+    }
+    if (!Values.count(&I))
+      Values[&I] = newReg(RegClass::B32);
+    unsigned Bits = I.getType()->getIntegerBitWidth();
+    emit(Opcode::AND_32, {Operand::def(Values[&I]), Operand::use(Src),
+                          Operand::imm(int64_t((1u << Bits) - 1))});
+    return Error::success();
+  }
+
+  //===--- addresses --------------------------------------------------------===//
+
+  /// base + sum(index * size) + constant. Variable indices that are sign-
+  /// or zero-extended 32-bit values use mul.wide (one instruction for the
+  /// extension and the scaling).
+  Error selectGEP(GetElementPtrInst &GEP) {
+    Expected<Address> Base = addressOf(GEP.getPointerOperand());
+    if (!Base)
+      return Base.takeError();
+    const DataLayout &DL = F.getDataLayout();
+    int64_t Offset = Base->Offset;
+    Reg Sum = Base->Base;
+    for (gep_type_iterator It = gep_type_begin(GEP), E = gep_type_end(GEP); It != E; ++It) {
+      Value *Idx = It.getOperand();
+      if (StructType *ST = It.getStructTypeOrNull()) {
+        Offset += DL.getStructLayout(ST)->getElementOffset(cast<ConstantInt>(Idx)->getZExtValue());
+        continue;
+      }
+      int64_t Size = It.getSequentialElementStride(DL).getFixedValue();
+      if (auto *C = dyn_cast<ConstantInt>(Idx)) {
+        Offset += C->getSExtValue() * Size;
+        continue;
+      }
+      Expected<Reg> Scaled = scaledIndex(Idx, Size);
+      if (!Scaled)
+        return Scaled.takeError();
+      Reg Next = newReg(RegClass::B64);
+      emit(Opcode::ADD_64, {Operand::def(Next), Operand::use(Sum), Operand::use(*Scaled)});
+      Sum = Next;
+    }
+    GEPAddress[&GEP] = {Sum, Offset};
+    // The pointer value itself, for uses that are not memory accesses (dead
+    // code removal drops it when every use folded the offset).
+    Reg R = result(&GEP);
+    if (Offset == 0)
+      emit(mir::COPY, {Operand::def(R), Operand::use(Sum)});
+    else
+      emit(Opcode::ADD_64, {Operand::def(R), Operand::use(Sum), Operand::imm(Offset)});
+    return Error::success();
+  }
+
+  Expected<Reg> scaledIndex(Value *Idx, int64_t Size) {
+    Reg Out = newReg(RegClass::B64);
+    Value *Narrow = nullptr;
+    bool Signed = true;
+    if (Idx->getType()->isIntegerTy(32)) {
+      Narrow = Idx;
+    } else if (auto *Ext = dyn_cast<CastInst>(Idx);
+               Ext && (isa<SExtInst>(Ext) || isa<ZExtInst>(Ext)) &&
+               Ext->getSrcTy()->isIntegerTy(32)) {
+      Narrow = Ext->getOperand(0);
+      Signed = isa<SExtInst>(Ext);
+    }
+    if (Narrow && isInt<32>(Size)) {
+      Expected<Reg> N = regOf(Narrow);
+      if (!N)
+        return N.takeError();
+      emit(Signed ? Opcode::MULWIDE_S32 : Opcode::MULWIDE_U32,
+           {Operand::def(Out), Operand::use(*N), Operand::imm(Size)});
+      return Out;
+    }
+    Expected<Reg> W = regOf(Idx);
+    if (!W)
+      return W.takeError();
+    if (Size == 1)
+      return *W;
+    if (isPowerOf2_64(Size))
+      emit(Opcode::SHL_64, {Operand::def(Out), Operand::use(*W), Operand::imm(Log2_64(Size))});
+    else
+      emit(Opcode::MUL_64, {Operand::def(Out), Operand::use(*W), Operand::imm(Size)});
+    return Out;
+  }
+
+  /// [base+offset] for a pointer: folds a GEP's constant part.
+  Expected<Address> addressOf(Value *Ptr) {
+    auto It = GEPAddress.find(Ptr);
+    if (It != GEPAddress.end())
+      return It->second;
+    if (auto *C = dyn_cast<Constant>(Ptr))
+      return constantAddress(C);
+    Expected<Reg> R = regOf(Ptr);
+    if (!R)
+      return R.takeError();
+    return Address{*R, 0};
+  }
+
+  /// The PTX state space of an access, as the record-name prefix.
+  Expected<StringRef> spaceOf(Value *Ptr, Instruction &I) {
+    switch (Ptr->getType()->getPointerAddressSpace()) {
+    case GlobalAS: return StringRef("GLOBAL");
+    case SharedAS: return StringRef("SHARED");
+    case LocalAS: return StringRef("LOCAL");
+    default:
+      return cannotSelect(I, "only global, shared and local memory accesses are supported on "
+                             "ptx (preparation should have inferred the space)");
+    }
+  }
+
+  static StringRef memType(Type *T) {
+    if (T->isIntegerTy(8)) return "U8";
+    if (T->isIntegerTy(16)) return "U16";
+    if (T->isIntegerTy(32)) return "U32";
+    if (T->isIntegerTy(64) || T->isPointerTy()) return "U64";
+    if (T->isFloatTy()) return "F32";
+    if (T->isDoubleTy()) return "F64";
+    return "";
+  }
+
+  /// A global load may take the read-only (non-coherent) path when the
+  /// kernel cannot write the data: the pointer is based on a `noalias`
+  /// kernel parameter the kernel only reads through (clang marks
+  /// `const T *__restrict__` so; LLVM infers `readonly`).
+  static bool isReadOnlyGlobal(LoadInst &L) {
+    if (L.isVolatile() || L.isAtomic())
+      return false;
+    const auto *A = dyn_cast<Argument>(getUnderlyingObject(L.getPointerOperand(), 0));
+    return A && A->hasNoAliasAttr() && A->onlyReadsMemory();
+  }
+
+  Error selectLoad(LoadInst &L) {
+    if (L.isAtomic())
+      return cannotSelect(L, "atomic loads are not supported on ptx; use atomicAdd(p, 0)");
+    Expected<StringRef> Space = spaceOf(L.getPointerOperand(), L);
+    if (!Space)
+      return Space.takeError();
+    StringRef T = memType(L.getType());
+    if (T.empty())
+      return cannotSelect(L, "loads of this type are not supported on ptx");
+    std::string Prefix = Space->str();
+    if (Prefix == "GLOBAL" && isReadOnlyGlobal(L))
+      Prefix = "GLOBAL_NC";
+    std::optional<Opcode> O = op(Prefix + "_LD_" + T.str());
+    if (!O)
+      return internal(L, "no load instruction for this type and space");
+    Expected<Address> A = addressOf(L.getPointerOperand());
+    if (!A)
+      return A.takeError();
+    Reg Dst = result(&L);
+    if (L.getType()->isIntegerTy(8) || L.getType()->isIntegerTy(16))
+      Fn->info(Dst).RegClass = uint8_t(RegClass::B32);
+    emit(*O, {Operand::def(Dst), Operand::use(A->Base), Operand::imm(A->Offset)});
+    return Error::success();
+  }
+
+  Error selectStore(StoreInst &S) {
+    if (S.isAtomic())
+      return cannotSelect(S, "atomic stores are not supported on ptx; use atomicExch");
+    Value *V = S.getValueOperand();
+    Expected<StringRef> Space = spaceOf(S.getPointerOperand(), S);
+    if (!Space)
+      return Space.takeError();
+    StringRef T = memType(V->getType());
+    std::optional<Opcode> O = op(Space->str() + "_ST_" + T.str());
+    if (T.empty() || !O)
+      return cannotSelect(S, "stores of this type are not supported on ptx");
+    Expected<Address> A = addressOf(S.getPointerOperand());
+    if (!A)
+      return A.takeError();
+    Reg Val;
+    if (std::optional<int64_t> Imm = immediateOf(V); Imm && !V->getType()->isPointerTy()) {
+      RegClass C = V->getType()->isIntegerTy(8) || V->getType()->isIntegerTy(16)
+                       ? RegClass::B32
+                       : *classOf(V->getType());
+      Val = materialize(*Imm, C);
+    } else {
+      Expected<Reg> R = regOf(V);
+      if (!R)
+        return R.takeError();
+      Val = *R;
+    }
+    emit(*O, {Operand::use(A->Base), Operand::imm(A->Offset), Operand::use(Val)});
+    return Error::success();
+  }
+
+  //===--- atomics ----------------------------------------------------------===//
+
+  Error selectAtomicRMW(AtomicRMWInst &I) {
+    Expected<StringRef> Space = spaceOf(I.getPointerOperand(), I);
+    if (!Space)
+      return Space.takeError();
+    if (*Space == "LOCAL")
+      return cannotSelect(I, "atomics on local memory are not supported on ptx");
+    Type *T = I.getType();
+    bool I32 = T->isIntegerTy(32), I64 = T->isIntegerTy(64);
+    StringRef Kind;
+    Value *V = I.getValOperand();
+    Reg Operand2 = mir::NoReg;
+    switch (I.getOperation()) {
+    case AtomicRMWInst::Add: Kind = I32 ? "ADD_U32" : I64 ? "ADD_U64" : ""; break;
+    case AtomicRMWInst::Sub: {
+      // atom has no sub: add the negated value.
+      if (!I32 && !I64)
+        break;
+      Expected<Reg> R = regOf(V);
+      if (!R)
+        return R.takeError();
+      Operand2 = newReg(I32 ? RegClass::B32 : RegClass::B64);
+      emit(I32 ? Opcode::SUB_32 : Opcode::SUB_64,
+           {Operand::def(Operand2), Operand::imm(0), Operand::use(*R)});
+      Kind = I32 ? "ADD_U32" : "ADD_U64";
+      break;
+    }
+    case AtomicRMWInst::FAdd: Kind = T->isFloatTy() ? "ADD_F32" : ""; break;
+    case AtomicRMWInst::Min: Kind = I32 ? "MIN_S32" : ""; break;
+    case AtomicRMWInst::Max: Kind = I32 ? "MAX_S32" : ""; break;
+    case AtomicRMWInst::UMin: Kind = I32 ? "MIN_U32" : ""; break;
+    case AtomicRMWInst::UMax: Kind = I32 ? "MAX_U32" : ""; break;
+    case AtomicRMWInst::Xchg: Kind = I32 ? "EXCH_B32" : I64 ? "EXCH_B64" : ""; break;
+    case AtomicRMWInst::And: Kind = I32 ? "AND_B32" : ""; break;
+    case AtomicRMWInst::Or: Kind = I32 ? "OR_B32" : ""; break;
+    case AtomicRMWInst::Xor: Kind = I32 ? "XOR_B32" : ""; break;
+    case AtomicRMWInst::UIncWrap: Kind = I32 ? "INC_U32" : ""; break;
+    case AtomicRMWInst::UDecWrap: Kind = I32 ? "DEC_U32" : ""; break;
+    default: break;
+    }
+    if (Kind.empty())
+      return cannotSelect(I, "this atomic operation or type is not supported on ptx");
+    std::optional<Opcode> O = op(("ATOM_" + *Space + "_" + Kind).str());
+    if (!O)
+      return internal(I, "no atom instruction for this operation");
+    Expected<Address> A = addressOf(I.getPointerOperand());
+    if (!A)
+      return A.takeError();
+    if (Operand2 == mir::NoReg) {
+      Expected<Reg> R = regOf(V);
+      if (!R)
+        return R.takeError();
+      Operand2 = *R;
+    }
+    emit(*O, {Operand::def(result(&I)), Operand::use(A->Base), Operand::imm(A->Offset),
+              Operand::use(Operand2)});
+    return Error::success();
+  }
+
+  /// cmpxchg gives {old, success}; success is old == compare.
+  Error selectCmpXchg(AtomicCmpXchgInst &I) {
+    Expected<StringRef> Space = spaceOf(I.getPointerOperand(), I);
+    if (!Space)
+      return Space.takeError();
+    Type *T = I.getCompareOperand()->getType();
+    if ((!T->isIntegerTy(32) && !T->isIntegerTy(64)) || *Space == "LOCAL")
+      return cannotSelect(I, "atomicCAS works on 32- and 64-bit integers in global or shared "
+                             "memory on ptx");
+    bool Wide = T->isIntegerTy(64);
+    Expected<Address> A = addressOf(I.getPointerOperand());
+    Expected<Reg> Cmp = regOf(I.getCompareOperand());
+    Expected<Reg> New = regOf(I.getNewValOperand());
+    if (!A || !Cmp || !New)
+      return joinErrors(joinErrors(A.takeError(), Cmp.takeError()), New.takeError());
+    Reg Old = newReg(Wide ? RegClass::B64 : RegClass::B32);
+    Reg Ok = newReg(RegClass::Pred);
+    emit(*op(("ATOM_" + *Space + (Wide ? "_CAS_B64" : "_CAS_B32")).str()),
+         {Operand::def(Old), Operand::use(A->Base), Operand::imm(A->Offset), Operand::use(*Cmp),
+          Operand::use(*New)});
+    emit(Wide ? Opcode::SETP_U64 : Opcode::SETP_U32,
+         {Operand::def(Ok), Operand::imm(int64_t(ptx::CondCode::EQ)), Operand::use(Old),
+          Operand::use(*Cmp)});
+    Pairs[&I] = {Old, Ok};
+    return Error::success();
+  }
+
+  Error selectExtractValue(ExtractValueInst &I) {
+    auto It = Pairs.find(I.getAggregateOperand());
+    if (It == Pairs.end() || I.getNumIndices() != 1 || I.getIndices()[0] > 1)
+      return cannotSelect(I, "aggregates are supported only as cmpxchg results on ptx");
+    bindResult(I, I.getIndices()[0] == 0 ? It->second.first : It->second.second);
+    return Error::success();
+  }
+
+  //===--- calls: intrinsics ------------------------------------------------===//
+
+  Error selectCall(CallInst &I) {
+    auto *II = dyn_cast<IntrinsicInst>(&I);
+    if (!II)
+      return cannotSelect(I, "calls are not supported on ptx; device functions are inlined");
+    Intrinsic::ID ID = II->getIntrinsicID();
+    if (II->isAssumeLikeIntrinsic() || ID == Intrinsic::donothing ||
+        ID == Intrinsic::experimental_noalias_scope_decl || ID == Intrinsic::invariant_start ||
+        ID == Intrinsic::invariant_end)
+      return Error::success();
+    StringRef Name = II->getCalledFunction()->getName();
+    if (Name.starts_with("llvm.nvvm."))
+      return selectNvvm(*II, Name);
+    if (II->getType()->isVoidTy() || !classOf(II->getType()))
+      return cannotSelect(I, "this intrinsic is not supported on ptx");
+    SmallVector<Value *, 3> Args(II->args());
+    switch (ID) {
+    case Intrinsic::ctlz:
+    case Intrinsic::ctpop:
+      Args.resize(1); // ctlz's is-zero-poison flag: clz.b32 gives 32 for 0
+      if (Args[0]->getType()->isIntegerTy(64))
+        return selectCount64(*II, Args[0]);
+      break;
+    case Intrinsic::abs:
+      Args.resize(1); // abs.s32 of INT_MIN is INT_MIN, the wrapping result
+      break;
+    case Intrinsic::cttz: {
+      // cttz = clz(brev(x)).
+      if (!II->getType()->isIntegerTy(32))
+        break;
+      Expected<Reg> X = regOf(Args[0]);
+      if (!X)
+        return X.takeError();
+      Reg Rev = newReg(RegClass::B32);
+      emit(Opcode::BREV_32, {Operand::def(Rev), Operand::use(*X)});
+      emit(Opcode::CLZ_32, {Operand::def(result(II)), Operand::use(Rev)});
+      return Error::success();
+    }
+    default:
+      break;
+    }
+    StringRef Base = ID == Intrinsic::fmuladd ? StringRef("llvm.fma") : Intrinsic::getBaseName(ID);
+    return byPattern(I, Base, argsOf(Args));
+  }
+
+  /// clz.b64 / popc.b64 count into a .u32; the IR wants an i64.
+  Error selectCount64(IntrinsicInst &II, Value *X) {
+    Expected<Reg> R = regOf(X);
+    if (!R)
+      return R.takeError();
+    Reg Count = newReg(RegClass::B32);
+    emit(II.getIntrinsicID() == Intrinsic::ctlz ? Opcode::CLZ_64 : Opcode::POPC_64,
+         {Operand::def(Count), Operand::use(*R)});
+    emit(Opcode::CVT_U64_U32, {Operand::def(result(&II)), Operand::use(Count)});
+    return Error::success();
+  }
+
+  Error selectNvvm(IntrinsicInst &II, StringRef Name) {
+    if (Name.consume_front("llvm.nvvm.read.ptx.sreg.")) {
+      if (Name == "warpsize") {
+        bindResult(II, materialize(32, RegClass::B32));
+        return Error::success();
+      }
+      std::optional<ptx::SpecialReg> SR = ptx::lookupSpecialReg(Name);
+      if (!SR)
+        return cannotSelect(II, "this special register is not supported on ptx");
+      emit(Opcode::MOV_SREG, {Operand::def(result(&II)), Operand::imm(int64_t(*SR))});
+      return Error::success();
+    }
+    if (Name == "llvm.nvvm.barrier0" || Name == "llvm.nvvm.bar.sync" ||
+        Name == "llvm.nvvm.barrier.sync") {
+      if (II.arg_size() > 0) {
+        auto *Id = dyn_cast<ConstantInt>(II.getArgOperand(0));
+        if (!Id || !Id->isZero())
+          return cannotSelect(II, "only barrier 0 (__syncthreads) is supported on ptx");
+      }
+      emit(Opcode::BAR_SYNC, {});
+      return Error::success();
+    }
+    if (Name == "llvm.nvvm.membar.cta") {
+      emit(Opcode::MEMBAR_CTA, {});
+      return Error::success();
+    }
+    if (Name == "llvm.nvvm.membar.gl" || Name == "llvm.nvvm.membar.sys") {
+      emit(Opcode::MEMBAR_GL, {}); // sys is stronger; gl covers one device
+      return Error::success();
+    }
+    if (Name == "llvm.nvvm.bar.warp.sync") {
+      Expected<Operand> M = operandFor({II.getArgOperand(0)}, ptx::getDesc(Opcode::BAR_WARP_SYNC).Operands[0]);
+      if (!M)
+        return M.takeError();
+      emit(Opcode::BAR_WARP_SYNC, {*M});
+      return Error::success();
+    }
+    // llvm.nvvm.shfl.sync.MODE.{i32,f32}(mask, value, lane/delta, clamp).
+    if (Name.consume_front("llvm.nvvm.shfl.sync.")) {
+      auto [Mode, Type] = Name.split('.');
+      if (II.getType()->isStructTy() || (Type != "i32" && Type != "f32"))
+        return cannotSelect(II, "this shuffle form is not supported on ptx");
+      std::optional<Opcode> O = op(("SHFL_" + Mode + (Type == "i32" ? "_B32" : "_F32")).str());
+      if (!O)
+        return cannotSelect(II, "this shuffle mode is not supported on ptx");
+      const ptx::InstrDesc &D = ptx::getDesc(*O);
+      SmallVector<Operand, 5> Ops{Operand::def(result(&II))};
+      for (unsigned Arg : {1u, 2u, 3u, 0u}) { // a, b, c, membermask
+        Expected<Operand> Opnd = operandFor({II.getArgOperand(Arg)}, D.Operands[Ops.size()]);
+        if (!Opnd)
+          return Opnd.takeError();
+        Ops.push_back(*Opnd);
+      }
+      emit(*O, Ops);
+      return Error::success();
+    }
+    // llvm.nvvm.vote.{any,all,ballot}.sync(mask, pred).
+    if (Name.consume_front("llvm.nvvm.vote.")) {
+      Opcode O = Name.starts_with("any")      ? Opcode::VOTE_ANY
+                 : Name.starts_with("all")    ? Opcode::VOTE_ALL
+                 : Name.starts_with("ballot") ? Opcode::VOTE_BALLOT
+                                              : Opcode::INVALID;
+      if (O == Opcode::INVALID || !Name.ends_with(".sync"))
+        return cannotSelect(II, "this vote is not supported on ptx (any, all, ballot with "
+                                "_sync are)");
+      Expected<Reg> P = regOf(II.getArgOperand(1));
+      if (!P)
+        return P.takeError();
+      Expected<Operand> M = operandFor({II.getArgOperand(0)}, ptx::getDesc(O).Operands[2]);
+      if (!M)
+        return M.takeError();
+      emit(O, {Operand::def(result(&II)), Operand::use(*P), *M});
+      return Error::success();
+    }
+    return cannotSelect(II, "this NVVM intrinsic has no ptx lowering yet");
+  }
+
+  //===--- branches -----------------------------------------------------===//
+
+  Error selectBranch(BranchInst &Br) {
+    if (Br.isUnconditional()) {
+      emit(mir::BR, {Operand::block(BlockMap[Br.getSuccessor(0)])});
+      return Error::success();
+    }
+    if (auto *C = dyn_cast<ConstantInt>(Br.getCondition())) {
+      emit(mir::BR, {Operand::block(BlockMap[Br.getSuccessor(C->isOne() ? 0 : 1)])});
+      return Error::success();
+    }
+    Expected<Reg> P = regOf(Br.getCondition());
+    if (!P)
+      return P.takeError();
+    emit(mir::BRCOND, {Operand::use(*P), Operand::block(BlockMap[Br.getSuccessor(0)]),
+                       Operand::block(BlockMap[Br.getSuccessor(1)])});
+    return Error::success();
+  }
+
+  //===--- dead code ----------------------------------------------------===//
+
+  /// Folded GEPs, contracted fmuls and unused parameter loads leave defs
+  /// nobody reads; loads the IR had stay (they may be volatile).
+  static bool isRemovable(const mir::Inst &I) {
+    if (I.isPseudo())
+      return I.Opcode == mir::COPY || I.Opcode == mir::PHI || I.Opcode == mir::IMPLICIT_DEF;
+    const ptx::InstrDesc &D = ptx::getDesc(I.Opcode);
+    return D.isPure() || (D.has(ptx::IsLoad) && D.Space == ptx::MemSpace::Param);
+  }
+
+  void removeDeadCode() {
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      DenseMap<Reg, unsigned> Uses;
+      for (const auto &B : Fn->Blocks)
+        for (const mir::Inst &I : B->Insts)
+          for (const Operand &O : I.Ops)
+            if (O.isReg() && !O.IsDef)
+              ++Uses[O.R];
+      for (const auto &B : Fn->Blocks) {
+        size_t Before = B->Insts.size();
+        llvm::erase_if(B->Insts, [&](const mir::Inst &I) {
+          if (!isRemovable(I))
+            return false;
+          bool HasDef = false;
+          for (const Operand &O : I.Ops)
+            if (O.isReg() && O.IsDef) {
+              HasDef = true;
+              if (Uses.lookup(O.R))
+                return false;
+            }
+          return HasDef;
+        });
+        Changed |= B->Insts.size() != Before;
+      }
+    }
+  }
+
+  //===--- state ----------------------------------------------------------===//
+
+  Function &F;
+  std::unique_ptr<mir::Function> Fn;
+  ptx::KernelInfo Info;
+  mir::Block *Cur = nullptr;
+  std::string CurLoc;
+  DenseMap<const BasicBlock *, mir::Block *> BlockMap;
+  DenseMap<const Value *, Reg> Values;
+  DenseMap<const Value *, std::pair<Reg, Reg>> Pairs; ///< cmpxchg {old, success}
+  DenseMap<const Value *, Address> GEPAddress;
+  DenseMap<const GlobalVariable *, unsigned> SharedSymbols;
+  DenseMap<const AllocaInst *, uint64_t> LocalOffsets;
+  std::vector<unsigned> ParamSymbols;
+  /// Per block: constants and symbol addresses already in a register.
+  std::map<std::pair<unsigned, int64_t>, Reg> BlockConsts;
+  DenseMap<unsigned, Reg> BlockSyms;
+  struct PendingPhi {
+    PHINode *Phi;
+    mir::Block *B;
+    size_t Index;
+  };
+  std::vector<PendingPhi> Phis;
+};
+
+} // namespace
+
+Expected<PtxSelection> selectPtx(Function &Kernel, StringRef DisplayName) {
+  if (Kernel.isDeclaration())
+    return createStringError(formatv("kernel {0}: has no body to compile", DisplayName));
+  return PtxSelector(Kernel, DisplayName).run();
+}
+
+} // namespace tandem::isel

@@ -1,0 +1,54 @@
+//===- SelectPtx.h - LLVM IR to ptx MIR, and ptx out of SSA ------*- C++ -*-===//
+//
+// selectPtx
+//   Input: one kernel of a module prepared for ptx (isel/Prepare.h with
+//   PrepTarget::Ptx: nvptx64, 64-bit pointers, no switch, one return block,
+//   no calls but intrinsics, address spaces inferred; the CFG is NOT
+//   structurized: PTX branches diverge in hardware).
+//   Output: an SSA mir::Function whose target opcodes are ptx::Opcode
+//   (print and verify it with mir::TargetKind::Ptx): PHI, BR, BRCOND, RET
+//   pseudos for control flow; every vreg's VRegInfo::RegClass set
+//   (ptx::RegClass from the IR type); plus the ptx::KernelInfo the printer
+//   needs (parameters, shared variables, local depot, symbols). Arithmetic
+//   comes from the pattern table (PtxPatterns.td); the rest from the rules
+//   in SelectPtx.cpp. Errors name the kernel, the IR instruction and the
+//   source line.
+//
+// lowerPtxOutOfSSA (SelectPtxOutOfSSA.cpp)
+//   Input: selectPtx's output. Output: no PHI; critical edges into blocks
+//   that had PHIs split (new blocks placed after their predecessor); each PHI
+//   replaced by COPYs at the end of its predecessors, sequentialized with
+//   parallel-copy semantics (not coalesced yet: ptxas coalesces moves).
+//   BR/BRCOND/RET stay (the printer writes them). Not SSA
+//   any more.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "MIR.h"
+
+#include "PTX.h"
+
+#include "llvm/IR/Function.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace tandem::isel {
+
+struct PtxSelection {
+  std::unique_ptr<mir::Function> Fn;
+  ptx::KernelInfo Info;
+};
+
+/// Selects \p Kernel; \p DisplayName becomes the entry's name.
+llvm::Expected<PtxSelection> selectPtx(llvm::Function &Kernel, llvm::StringRef DisplayName);
+
+/// PHIs to copies (see above).
+void lowerPtxOutOfSSA(mir::Function &Fn);
+
+/// A name PTX accepts as an identifier: [A-Za-z_$][A-Za-z0-9_$]*; other
+/// characters become '_$_' as NVPTX does ("a.b" -> "a_$_b").
+std::string ptxIdentifier(llvm::StringRef Name);
+
+} // namespace tandem::isel
