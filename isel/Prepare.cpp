@@ -9,9 +9,12 @@
 //    math library included) and recursion is an error;
 //  - kernel pointer parameters point to global memory (addrspace 1), stack
 //    objects to local memory (addrspace 5); loads, stores and atomics all
-//    have a specific address space (generic ones left are an error);
+//    have a specific address space (generic ones left are an error); a load
+//    or store through a select of pointers into two different spaces is
+//    split into an if/else with one access per space;
 //  - optimized at the requested level (LLVM's default -O pipeline; at -O0
-//    still mem2reg and simplifycfg, so isel always sees SSA);
+//    still mem2reg, instsimplify and simplifycfg, so isel always sees SSA
+//    and constant operands, such as a shuffle's width, are constants);
 //  - no switch, no vector values (scalarized), no memcpy/memset/memmove
 //    intrinsics (expanded to loops), no llvm.is.fpclass (integer tests),
 //    one return block;
@@ -38,6 +41,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/Analysis/UniformityAnalysis.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
@@ -57,9 +61,11 @@
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/Scalar.h"
+#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 #include "llvm/Transforms/Scalar/InferAddressSpaces.h"
 #include "llvm/Transforms/Scalar/Scalarizer.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/FixIrreducible.h"
 #include "llvm/Transforms/Utils/LowerAtomic.h"
 #include "llvm/Transforms/Utils/LowerMemIntrinsics.h"
@@ -250,6 +256,166 @@ struct LowerAllocasToLocalPass : PassInfoMixin<LowerAllocasToLocalPass> {
       Changed = true;
     }
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
+/// The specific address space generic pointer \p V is known to point into
+/// (through GEPs to an addrspacecast from a specific space), if any.
+std::optional<unsigned> knownAddressSpace(Value *V) {
+  for (;;) {
+    if (auto *GEP = dyn_cast<GetElementPtrInst>(V))
+      V = GEP->getPointerOperand();
+    else if (auto *Cast = dyn_cast<AddrSpaceCastInst>(V);
+             Cast && Cast->getSrcAddressSpace() != GenericAS)
+      return Cast->getSrcAddressSpace();
+    else if (auto *Ptr = dyn_cast<PointerType>(V->getType());
+             Ptr && Ptr->getAddressSpace() != GenericAS)
+      return Ptr->getAddressSpace();
+    else
+      return std::nullopt;
+  }
+}
+
+/// The select or phi that \p Ptr is computed from through GEPs, if every
+/// pointer it chooses between has a known specific space (what SimplifyCFG
+/// and InstCombine make of `c ? local[i] : global[j]`), or null.
+Instruction *mixedSpaceChoice(Value *Ptr) {
+  while (auto *GEP = dyn_cast<GetElementPtrInst>(Ptr))
+    Ptr = GEP->getPointerOperand();
+  auto Known = [](Value *V) { return knownAddressSpace(V).has_value(); };
+  if (auto *Sel = dyn_cast<SelectInst>(Ptr))
+    return Known(Sel->getTrueValue()) && Known(Sel->getFalseValue()) ? Sel : nullptr;
+  if (auto *Phi = dyn_cast<PHINode>(Ptr))
+    return all_of(Phi->incoming_values(), Known) ? Phi : nullptr;
+  return nullptr;
+}
+
+/// \p Ptr with \p Choice replaced by \p Chosen: the GEPs between them are
+/// rebuilt at \p B's insertion point.
+Value *rebuildPointer(IRBuilder<> &B, Value *Ptr, Value *Choice, Value *Chosen) {
+  if (Ptr == Choice)
+    return Chosen;
+  auto *GEP = cast<GetElementPtrInst>(Ptr);
+  Value *Base = rebuildPointer(B, GEP->getPointerOperand(), Choice, Chosen);
+  SmallVector<Value *, 4> Indices(GEP->indices());
+  return B.CreateGEP(GEP->getSourceElementType(), Base, Indices, GEP->getName(),
+                     GEP->isInBounds());
+}
+
+/// A load or store through `select c, p, q` (or a phi of p and q) where p
+/// and q point into different address spaces (one local, one global, say)
+/// has no single simt instruction: each space has its own load and store.
+///  - select: `if (c) access p else access q` (and a phi for a load);
+///  - phi (SimplifyCFG sinks `c ? local[i] : global[j]`'s two loads into
+///    the join as one load through a phi of the two addresses): the load
+///    moves up into each incoming edge (a new block on an edge from a
+///    block that also branches elsewhere), with that edge's address, and a
+///    phi joins the values. Only for a load whose block holds the phi, with
+///    no write to memory before it in that block, branches into it, and
+///    indices computed outside the block.
+/// infer-address-spaces, run again afterwards, gives each copy its space.
+/// Branch-free `select c, load p, load q` would be wrong: the access the
+/// program does not make may fault (q may be out of bounds when c holds).
+/// The branches may be divergent; structurization, which runs later,
+/// handles them like any other. Anything else (atomics, other phis) stays
+/// an error with the generic-pointer message.
+struct SplitMixedSpaceAccessesPass : PassInfoMixin<SplitMixedSpaceAccessesPass> {
+  static void splitAtSelect(Instruction &Access, SelectInst &Sel) {
+    Instruction *ThenTerm = nullptr, *ElseTerm = nullptr;
+    SplitBlockAndInsertIfThenElse(Sel.getCondition(), &Access, &ThenTerm, &ElseTerm);
+    Value *Ptr = getLoadStorePointerOperand(&Access);
+    Instruction *Arm[2];
+    for (bool TrueSide : {true, false}) {
+      IRBuilder<> B(TrueSide ? ThenTerm : ElseTerm);
+      B.SetCurrentDebugLocation(Access.getDebugLoc());
+      Instruction *Copy = B.Insert(Access.clone());
+      Value *Side = TrueSide ? Sel.getTrueValue() : Sel.getFalseValue();
+      Copy->replaceUsesOfWith(Ptr, rebuildPointer(B, Ptr, &Sel, Side));
+      Arm[TrueSide ? 0 : 1] = Copy;
+    }
+    if (isa<LoadInst>(Access)) {
+      PHINode *Phi = PHINode::Create(Access.getType(), 2, Access.getName(), Access.getIterator());
+      Phi->addIncoming(Arm[0], Arm[0]->getParent());
+      Phi->addIncoming(Arm[1], Arm[1]->getParent());
+      Phi->setDebugLoc(Access.getDebugLoc());
+      Access.replaceAllUsesWith(Phi);
+    }
+    Access.eraseFromParent();
+  }
+
+  static bool canHoistIntoPredecessors(LoadInst &Load, PHINode &Choice) {
+    BasicBlock *Join = Choice.getParent();
+    if (Load.getParent() != Join)
+      return false;
+    for (Instruction &I : make_range(Join->getFirstNonPHIIt(), Load.getIterator()))
+      if (I.mayWriteToMemory())
+        return false;
+    SmallPtrSet<BasicBlock *, 4> Seen;
+    for (BasicBlock *Pred : Choice.blocks())
+      if (!Seen.insert(Pred).second || !isa<BranchInst>(Pred->getTerminator()))
+        return false;
+    for (Value *P = Load.getPointerOperand(); P != &Choice;) {
+      auto *GEP = cast<GetElementPtrInst>(P);
+      for (Value *Index : GEP->indices())
+        if (auto *I = dyn_cast<Instruction>(Index); I && I->getParent() == Join)
+          return false;
+      P = GEP->getPointerOperand();
+    }
+    return true;
+  }
+
+  static void hoistIntoPredecessors(LoadInst &Load, PHINode &Choice) {
+    PHINode *Joined = PHINode::Create(Load.getType(), Choice.getNumIncomingValues(),
+                                      Load.getName(), Choice.getParent()->getFirstNonPHIIt());
+    Joined->setDebugLoc(Load.getDebugLoc());
+    // An edge from a block that also branches elsewhere gets a block of
+    // its own for the load.
+    BasicBlock *Join = Choice.getParent();
+    SmallVector<BasicBlock *, 4> Preds(Choice.blocks());
+    for (BasicBlock *Pred : Preds) {
+      if (Pred->getSingleSuccessor() == Join)
+        continue;
+      BasicBlock *Edge = BasicBlock::Create(Join->getContext(), Pred->getName() + ".load",
+                                            Join->getParent(), Join);
+      BranchInst::Create(Join, Edge)->setDebugLoc(Load.getDebugLoc());
+      Pred->getTerminator()->replaceSuccessorWith(Join, Edge);
+      Join->replacePhiUsesWith(Pred, Edge);
+    }
+    for (unsigned K = 0; K < Choice.getNumIncomingValues(); ++K) {
+      BasicBlock *Pred = Choice.getIncomingBlock(K);
+      IRBuilder<> B(Pred->getTerminator());
+      B.SetCurrentDebugLocation(Load.getDebugLoc());
+      Instruction *Copy = B.Insert(Load.clone());
+      Copy->replaceUsesOfWith(Load.getPointerOperand(),
+                              rebuildPointer(B, Load.getPointerOperand(), &Choice,
+                                             Choice.getIncomingValue(K)));
+      Joined->addIncoming(Copy, Pred);
+    }
+    Load.replaceAllUsesWith(Joined);
+    Load.eraseFromParent();
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<std::pair<Instruction *, Instruction *>, 4> Work;
+    for (Instruction &I : instructions(F)) {
+      if (!isa<LoadInst>(I) && !isa<StoreInst>(I))
+        continue;
+      Value *Ptr = getLoadStorePointerOperand(&I);
+      if (Ptr->getType()->getPointerAddressSpace() != GenericAS)
+        continue;
+      Instruction *Choice = mixedSpaceChoice(Ptr);
+      auto *Load = dyn_cast<LoadInst>(&I);
+      auto *Phi = dyn_cast_or_null<PHINode>(Choice);
+      if (Choice && (!Phi || (Load && canHoistIntoPredecessors(*Load, *Phi))))
+        Work.push_back({&I, Choice});
+    }
+    for (auto [Access, Choice] : Work) {
+      if (auto *Sel = dyn_cast<SelectInst>(Choice))
+        splitAtSelect(*Access, *Sel);
+      else
+        hoistIntoPredecessors(*cast<LoadInst>(Access), *cast<PHINode>(Choice));
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
   }
 };
 
@@ -678,10 +844,15 @@ void registerPrintAfter(PassInstrumentationCallbacks &PIC, const PrepareOptions 
 
 // ---- The pipeline ---------------------------------------------------------
 
-/// -O0 still needs SSA (mem2reg) and no dead blocks for isel.
+/// -O0 still needs SSA (mem2reg) and no dead blocks for isel, and operands
+/// selection requires to be constant must be constants: the header computes
+/// a shuffle's width operand as `((32 - width) << 8) | clamp` from a default
+/// argument, which only folds once the call is inlined and promoted.
+/// InstSimplify folds such constant expressions and nothing else of note.
 FunctionPassManager minimalCleanup() {
   FunctionPassManager FPM;
   FPM.addPass(PromotePass());
+  FPM.addPass(InstSimplifyPass());
   FPM.addPass(SimplifyCFGPass());
   return FPM;
 }
@@ -694,6 +865,8 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   FPM.addPass(LowerIsFpClassPass());
   FPM.addPass(LowerKernelPointerArgsPass());
   FPM.addPass(LowerAllocasToLocalPass());
+  FPM.addPass(InferAddressSpacesPass());
+  FPM.addPass(SplitMixedSpaceAccessesPass());
   FPM.addPass(InferAddressSpacesPass());
   ScalarizerPassOptions Scalarize;
   Scalarize.ScalarizeLoadStore = true;
@@ -712,18 +885,59 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   return FPM;
 }
 
-/// StructurizeCFG with uniform regions skipped exists only as a legacy pass
-/// in LLVM 19 (the new-PM pass has no such option), so it runs in a legacy
-/// function pass manager with NVPTX's TTI for the uniformity analysis.
-void structurize(Module &M, TargetMachine &TM) {
-  legacy::FunctionPassManager FPM(&M);
+/// StructurizeCFG exists with the skip-uniform-regions option only as a
+/// legacy pass in LLVM 19 (the new-PM pass has no such option), so it runs
+/// in a legacy function pass manager with NVPTX's TTI for the uniformity
+/// analysis.
+void runStructurizeCFG(Function &F, TargetMachine &TM, bool SkipUniformRegions) {
+  legacy::FunctionPassManager FPM(F.getParent());
   FPM.add(createTargetTransformInfoWrapperPass(TM.getTargetIRAnalysis()));
-  FPM.add(createStructurizeCFGPass(/*SkipUniformRegions=*/true));
+  FPM.add(createStructurizeCFGPass(SkipUniformRegions));
   FPM.doInitialization();
-  for (Function &F : M)
-    if (!F.isDeclaration())
-      FPM.run(F);
+  FPM.run(F);
   FPM.doFinalization();
+}
+
+/// A branch StructurizeCFG skipped as uniform (it marks those with
+/// !structurizecfg.uniform) whose condition uniformity analysis now finds
+/// divergent. LLVM 19's analysis can miss the divergence of a phi whose
+/// block joins the two sides of a divergent branch when each side has
+/// several blocks (llvm-project issue 137277; compfuzz finding 6), and the
+/// region built on such a phi is then left unstructured. Recomputed after
+/// structurization the Flow blocks make the divergence visible.
+bool skippedADivergentRegion(Function &F, TargetMachine &TM) {
+  unsigned UniformMD = F.getContext().getMDKindID("structurizecfg.uniform");
+  bool AnyMarked = any_of(F, [&](BasicBlock &BB) {
+    return BB.getTerminator() && BB.getTerminator()->getMetadata(UniformMD);
+  });
+  if (!AnyMarked)
+    return false;
+  FunctionAnalysisManager FAM;
+  PassBuilder PB(&TM);
+  PB.registerFunctionAnalyses(FAM);
+  UniformityInfo &UI = FAM.getResult<UniformityInfoAnalysis>(F);
+  for (BasicBlock &BB : F) {
+    auto *Br = dyn_cast<BranchInst>(BB.getTerminator());
+    if (Br && Br->isConditional() && Br->getMetadata(UniformMD) &&
+        UI.isDivergent(Br->getCondition()))
+      return true;
+  }
+  return false;
+}
+
+/// Divergent regions are structurized, uniform ones left alone (fewer
+/// Flow blocks and exec-mask operations). Where the uniformity analysis
+/// was wrong about a skipped region, the function is structurized again
+/// without skipping: every region then has the shapes the control-flow
+/// lowering accepts, at the cost of masks on some uniform branches.
+void structurize(Module &M, TargetMachine &TM) {
+  for (Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    runStructurizeCFG(F, TM, /*SkipUniformRegions=*/true);
+    if (skippedADivergentRegion(F, TM))
+      runStructurizeCFG(F, TM, /*SkipUniformRegions=*/false);
+  }
 }
 
 void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
@@ -736,6 +950,7 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
   PIC.addClassToPassName(LowerKernelPointerArgsPass::name(), "tandem-lower-kernel-args");
   PIC.addClassToPassName(LowerAllocasToLocalPass::name(), "tandem-lower-alloca");
   PIC.addClassToPassName(ExpandMemIntrinsicsPass::name(), "tandem-expand-mem-intrinsics");
+  PIC.addClassToPassName(SplitMixedSpaceAccessesPass::name(), "tandem-split-mixed-space-access");
   PIC.addClassToPassName(LowerIsFpClassPass::name(), "tandem-lower-is-fpclass");
   PIC.addClassToPassName(ExpandAtomicsPass::name(), "tandem-expand-atomics");
   PIC.addClassToPassName(ExpandDivision64Pass::name(), "tandem-expand-div64");

@@ -425,6 +425,8 @@ Error Selector::selectIntrinsic(IntrinsicInst &II) {
   StringRef Name = II.getCalledFunction()->getName();
   if (Name.starts_with("llvm.nvvm."))
     return selectNvvm(II, Name);
+  if (isWideMinMax(II))
+    return selectWideMinMax(II);
   for (Value *Arg : II.args())
     if (Arg->getType()->isIntegerTy(64) && ID != Intrinsic::ctlz && ID != Intrinsic::cttz)
       return cannotSelect(II, "64-bit operands are not supported by this operation on simt");
@@ -478,6 +480,23 @@ Error Selector::selectIntrinsic(IntrinsicInst &II) {
     emit(Opcode::MAX, {Operand::def(Dst), Operand::use(*X), Operand::use(Neg)});
     return Error::success();
   }
+  // copysign(m, s): m's magnitude bits with s's sign bit. InstCombine makes
+  // it of `(float)i * 0.0f` (a zero with i's sign); bit operations are
+  // exact for every input, NaNs included.
+  case Intrinsic::copysign:
+    if (II.getType()->isFloatTy()) {
+      Expected<Reg> M = regOf(II.getArgOperand(0));
+      if (!M)
+        return M.takeError();
+      Expected<Reg> S = regOf(II.getArgOperand(1));
+      if (!S)
+        return S.takeError();
+      Reg Magnitude = emitRI(Opcode::ANDI, Opcode::AND, *M, 0x7fffffff);
+      Reg Sign = emitRI(Opcode::ANDI, Opcode::AND, *S, int64_t(0x80000000u));
+      emit(Opcode::OR, {Operand::def(Dst), Operand::use(Magnitude), Operand::use(Sign)});
+      return Error::success();
+    }
+    break;
   // bitreverse of a narrow value: reverse 32 bits, then the value sits in
   // the top Bits bits.
   case Intrinsic::bitreverse:

@@ -173,6 +173,10 @@ public:
   //===--- SelectWide.cpp: i64 ------------------------------------------===//
   llvm::Error selectWideBinary(llvm::BinaryOperator &I);
   llvm::Error selectWideICmp(llvm::ICmpInst &I);
+  /// Dst (0 or 1) = A P B on 64-bit pairs.
+  void emitWideCompare(llvm::CmpInst::Predicate P, ValueRegs A, ValueRegs B, Reg Dst);
+  static bool isWideMinMax(const llvm::IntrinsicInst &II);
+  llvm::Error selectWideMinMax(llvm::IntrinsicInst &II);
   void emitWideShiftConst(unsigned IROpcode, ValueRegs A, unsigned Amount, ValueRegs Dst);
   void emitWideShiftVar(unsigned IROpcode, ValueRegs A, Reg Amount, ValueRegs Dst);
 

@@ -7,8 +7,8 @@
 // SelectMemory.cpp).
 //
 // Supported: add sub mul and or xor, shl lshr ashr by a constant or a
-// variable amount, icmp with every predicate. 64-bit division and remainder
-// are rejected with an error.
+// variable amount, icmp with every predicate, smin smax umin umax. 64-bit
+// division and remainder are rejected with an error (Prepare expands them).
 //
 // Relied-on ISA facts (ISA.md): register shifts by 32 or more give 0 (shl,
 // shr) or the sign in every bit (sra), the count read as unsigned; setltu
@@ -211,17 +211,20 @@ Error Selector::selectWideICmp(ICmpInst &I) {
     return EA.takeError();
   if (!EB)
     return EB.takeError();
-  ValueRegs A = *EA, B = *EB;
   Reg Dst = result(&I);
+  emitWideCompare(I.getPredicate(), *EA, *EB, Dst);
+  return Error::success();
+}
+
+void Selector::emitWideCompare(CmpInst::Predicate P, ValueRegs A, ValueRegs B, Reg Dst) {
   noteZext(Dst, 1);
-  CmpInst::Predicate P = I.getPredicate();
-  if (I.isEquality()) {
+  if (CmpInst::isEquality(P)) {
     Reg LoDiff = emitRR(Opcode::XOR, A.Lo, B.Lo);
     Reg HiDiff = emitRR(Opcode::XOR, A.Hi, B.Hi);
     Reg Diff = emitRR(Opcode::OR, LoDiff, HiDiff);
     emit(P == CmpInst::ICMP_EQ ? Opcode::SETEQI : Opcode::SETNEI,
          {Operand::def(Dst), Operand::use(Diff), Operand::imm(0)});
-    return Error::success();
+    return;
   }
   if (P == CmpInst::ICMP_SGT || P == CmpInst::ICMP_SGE || P == CmpInst::ICMP_UGT ||
       P == CmpInst::ICMP_UGE) {
@@ -235,6 +238,56 @@ Error Selector::selectWideICmp(ICmpInst &I) {
   Reg LoCmp = emitRR(Strict ? Opcode::SETLTU : Opcode::SETLEU, A.Lo, B.Lo);
   Reg Tie = emitRR(Opcode::AND, HiEq, LoCmp);
   emit(Opcode::OR, {Operand::def(Dst), Operand::use(HiLess), Operand::use(Tie)});
+}
+
+//===----------------------------------------------------------------------===//
+// smin smax umin umax (i64)
+//===----------------------------------------------------------------------===//
+//
+// InstCombine turns 64-bit compare-and-select idioms (and C's min/max on
+// 64-bit values) into these intrinsics: min(a, b) = a < b ? a : b, one
+// 64-bit compare and a sel per word.
+
+bool Selector::isWideMinMax(const IntrinsicInst &II) {
+  switch (II.getIntrinsicID()) {
+  case Intrinsic::smin:
+  case Intrinsic::smax:
+  case Intrinsic::umin:
+  case Intrinsic::umax:
+    return II.getType()->isIntegerTy(64);
+  default:
+    return false;
+  }
+}
+
+Error Selector::selectWideMinMax(IntrinsicInst &II) {
+  Expected<ValueRegs> EA = regsOf(II.getArgOperand(0)), EB = regsOf(II.getArgOperand(1));
+  if (!EA)
+    return EA.takeError();
+  if (!EB)
+    return EB.takeError();
+  CmpInst::Predicate TakeA;
+  switch (II.getIntrinsicID()) {
+  case Intrinsic::smin:
+    TakeA = CmpInst::ICMP_SLT;
+    break;
+  case Intrinsic::smax:
+    TakeA = CmpInst::ICMP_SGT;
+    break;
+  case Intrinsic::umin:
+    TakeA = CmpInst::ICMP_ULT;
+    break;
+  default:
+    TakeA = CmpInst::ICMP_UGT;
+    break;
+  }
+  ValueRegs A = *EA, B = *EB, D = resultRegs(&II);
+  Reg PickA = newReg();
+  emitWideCompare(TakeA, A, B, PickA);
+  emit(Opcode::SEL, {Operand::def(D.Lo), Operand::use(PickA), Operand::use(A.Lo),
+                     Operand::use(B.Lo)});
+  emit(Opcode::SEL, {Operand::def(D.Hi), Operand::use(PickA), Operand::use(A.Hi),
+                     Operand::use(B.Hi)});
   return Error::success();
 }
 

@@ -3,7 +3,8 @@
 // Input: MIR after register allocation: register operands physical, each
 // (except the zero register r0) with Operand::Orig naming the vreg it
 // stands for; spill code marked IsSpillCode (`ld.local.u32 rd, [r0 + off]`
-// reloads, `st.local.u32 [r0 + off], rs` stores, anything else a
+// reloads, `st.local.u32 [r0 + off], rs` stores, either also as `[rA + imm]`
+// right after the spill code `li rA, base` for far slots, anything else a
 // rematerialization whose def stands for the vreg it recomputes).
 // Guarantees: success only if every read of a register or spill slot finds
 // the vreg it stands for there on every path, in the spirit of regalloc2's
@@ -66,14 +67,23 @@ unsigned opc(simt::Opcode O) { return static_cast<unsigned>(O); }
 
 constexpr unsigned NumRegLocations = simt::NumEncodableGPRs;
 
-bool isSpillReload(const Inst &I) {
-  return I.IsSpillCode && I.Opcode == opc(simt::Opcode::LOCAL_LD_U32) && I.Ops.size() == 3 &&
-         I.Ops[1].isReg() && I.Ops[1].R == 0 && I.Ops[2].isImm();
-}
-
-bool isSpillStore(const Inst &I) {
-  return I.IsSpillCode && I.Opcode == opc(simt::Opcode::LOCAL_ST_U32) && I.Ops.size() == 3 &&
-         I.Ops[0].isReg() && I.Ops[0].R == 0 && I.Ops[1].isImm();
+/// The spill slot byte offset \p I accesses, if it is a spill reload
+/// (\p Store false) or store (true): `[r0 + off]`, or `[rA + imm]` right
+/// after the spill code `li rA, base` that addresses a far slot.
+std::optional<int64_t> spillSlot(const Inst &I, const Inst *Prev, bool Store) {
+  simt::Opcode O = Store ? simt::Opcode::LOCAL_ST_U32 : simt::Opcode::LOCAL_LD_U32;
+  unsigned BaseOp = Store ? 0 : 1;
+  if (!I.IsSpillCode || I.Opcode != opc(O) || I.Ops.size() != 3 || !I.Ops[BaseOp].isReg() ||
+      !I.Ops[BaseOp + 1].isImm())
+    return std::nullopt;
+  Reg Base = I.Ops[BaseOp].R;
+  int64_t Imm = I.Ops[BaseOp + 1].Imm;
+  if (Base == 0)
+    return Imm;
+  if (Prev && Prev->IsSpillCode && Prev->Opcode == mir::LI && Prev->Ops.size() == 2 &&
+      Prev->Ops[0].isReg() && Prev->Ops[0].R == Base && Prev->Ops[1].isImm())
+    return Prev->Ops[1].Imm + Imm;
+  return std::nullopt;
 }
 
 /// Per location, the vregs it may hold (bit = vreg index).
@@ -103,7 +113,7 @@ private:
   /// Applies \p I to \p S. With \p W, the first violated requirement is
   /// returned as an error; without, violations are ignored (fixpoint
   /// iteration only needs the states).
-  Error transfer(State &S, const Inst &I, const Where *W) const;
+  Error transfer(State &S, const Inst &I, const Inst *Prev, const Where *W) const;
   Error structuralCheck(const Inst &I, const Where &W) const;
   Error fail(const Where &W, const Twine &Msg) const;
   std::string describeHeld(const BitVector &Held) const;
@@ -115,12 +125,11 @@ private:
 
 void Checker::collectSlots() {
   for (const auto &B : Fn.Blocks)
-    for (const Inst &I : B->Insts) {
-      std::optional<int64_t> Off;
-      if (isSpillReload(I))
-        Off = I.Ops[2].Imm;
-      else if (isSpillStore(I))
-        Off = I.Ops[1].Imm;
+    for (size_t K = 0; K < B->Insts.size(); ++K) {
+      const Inst *Prev = K ? &B->Insts[K - 1] : nullptr;
+      std::optional<int64_t> Off = spillSlot(B->Insts[K], Prev, /*Store=*/false);
+      if (!Off)
+        Off = spillSlot(B->Insts[K], Prev, /*Store=*/true);
       if (Off && !SlotLocation.count(*Off))
         SlotLocation[*Off] = NumLocations++;
     }
@@ -198,19 +207,19 @@ Error Checker::structuralCheck(const Inst &I, const Where &W) const {
   return Error::success();
 }
 
-Error Checker::transfer(State &S, const Inst &I, const Where *W) const {
-  if (isSpillReload(I)) {
+Error Checker::transfer(State &S, const Inst &I, const Inst *Prev, const Where *W) const {
+  if (std::optional<int64_t> Off = spillSlot(I, Prev, /*Store=*/false)) {
     const Operand &Dst = I.Ops[0];
-    unsigned Slot = SlotLocation.lookup(I.Ops[2].Imm);
+    unsigned Slot = SlotLocation.lookup(*Off);
     if (Error E = require(S, Slot, Dst.Orig, W, "spill reload"))
       return E;
     if (Dst.R != 0)
       S[Dst.R] = S[Slot];
     return Error::success();
   }
-  if (isSpillStore(I)) {
+  if (std::optional<int64_t> Off = spillSlot(I, Prev, /*Store=*/true)) {
     const Operand &Src = I.Ops[2];
-    unsigned Slot = SlotLocation.lookup(I.Ops[1].Imm);
+    unsigned Slot = SlotLocation.lookup(*Off);
     if (Src.R == 0) {
       S[Slot].reset();
       return Error::success();
@@ -289,8 +298,11 @@ Error Checker::run() {
       if (!Entry)
         continue;
       State S = *Entry;
-      for (const Inst &I : Fn.Blocks[B]->Insts)
-        cantFail(transfer(S, I, nullptr));
+      const Inst *Prev = nullptr;
+      for (const Inst &I : Fn.Blocks[B]->Insts) {
+        cantFail(transfer(S, I, Prev, nullptr));
+        Prev = &I;
+      }
       if (!Out[B] || *Out[B] != S) {
         Out[B] = std::move(S);
         Changed = true;
@@ -305,7 +317,7 @@ Error Checker::run() {
     const Block &Blk = *Fn.Blocks[B];
     for (size_t K = 0; K < Blk.Insts.size(); ++K) {
       Where W{&Blk, K, &Blk.Insts[K]};
-      if (Error E = transfer(S, Blk.Insts[K], &W))
+      if (Error E = transfer(S, Blk.Insts[K], K ? &Blk.Insts[K - 1] : nullptr, &W))
         return E;
     }
   }

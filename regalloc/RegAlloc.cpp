@@ -62,7 +62,8 @@ namespace {
 /// Spill and allocate rounds before giving up. Each round spills at least
 /// one vreg that is not a temporary, so this bounds only pathological input.
 constexpr unsigned MaxRounds = 64;
-/// Largest byte offset a `[r0 + simm12]` spill access can reach.
+/// Largest byte offset a `[r0 + simm12]` spill access can reach; slots
+/// further out are addressed through a register (Allocator::spillBase).
 constexpr int64_t MaxSpillOffset = 2047;
 
 unsigned opc(simt::Opcode O) { return static_cast<unsigned>(O); }
@@ -190,7 +191,11 @@ private:
                        const std::vector<Reg> &Assigned, const std::vector<RegOccupancy> &Occ) const;
   Error cannotFit(const Liveness &L, unsigned V, const std::vector<VRegFacts> &Facts) const;
   Error insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts);
-  Expected<int64_t> slotOffset(unsigned Slot) const;
+  int64_t slotOffset(unsigned Slot) const;
+  Reg newAddressTemp();
+  Reg spillBase(int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
+  void appendReload(Reg T, int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
+  void appendStore(Reg T, int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
   void rewrite(const std::vector<Reg> &Assigned);
   void removeIdentityCopies();
   void fillStats();
@@ -212,6 +217,15 @@ Reg Allocator::newTemp(Reg V) {
   StandsFor[vregIndex(T)] = StandsFor[vregIndex(V)];
   IsTemp[vregIndex(T)] = true;
   return T;
+}
+
+/// The address of a far spill slot: a temporary that stands for itself (it
+/// holds no program value, so the checker must not take it for one).
+Reg Allocator::newAddressTemp() {
+  Reg A = Fn.newVReg(/*Uniform=*/false, "spill.addr");
+  growTables();
+  IsTemp[vregIndex(A)] = true;
+  return A;
 }
 
 std::vector<VRegFacts> Allocator::computeFacts(const Liveness &L) const {
@@ -370,29 +384,46 @@ Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vecto
   return Assigned;
 }
 
-Expected<int64_t> Allocator::slotOffset(unsigned Slot) const {
-  int64_t Off = static_cast<int64_t>(SpillBase) + 4 * static_cast<int64_t>(Slot);
-  if (Off + 3 > MaxSpillOffset)
-    return createStringError(formatv("kernel '{0}': spill slot {1} would sit at local byte offset {2}, "
-                                     "beyond the reach of `[r0 + simm12]` (at most {3}); the kernel "
-                                     "already uses {4} bytes of local memory; reduce register pressure "
-                                     "or local arrays, or use a configuration with more registers",
-                                     Fn.Name, Slot, Off, MaxSpillOffset, SpillBase));
-  return Off;
+/// A slot's byte offset. Spill access addresses are `[r0 + off]` while the
+/// offset fits the 12-bit immediate; beyond it, `li a, off` then `[a + 0]`
+/// (a fresh one-instruction temporary), so a large spill area costs one
+/// instruction per access instead of failing.
+int64_t Allocator::slotOffset(unsigned Slot) const {
+  return static_cast<int64_t>(SpillBase) + 4 * static_cast<int64_t>(Slot);
 }
 
-Inst makeReload(Reg T, int64_t Off, const std::string &Loc) {
-  Inst I(opc(simt::Opcode::LOCAL_LD_U32), {Operand::def(T), Operand::use(0), Operand::imm(Off)});
+Inst spillCode(Inst I, const std::string &Loc) {
   I.IsSpillCode = true;
   I.Loc = Loc;
   return I;
 }
 
-Inst makeStore(Reg T, int64_t Off, const std::string &Loc) {
-  Inst I(opc(simt::Opcode::LOCAL_ST_U32), {Operand::use(0), Operand::imm(Off), Operand::use(T)});
-  I.IsSpillCode = true;
-  I.Loc = Loc;
-  return I;
+/// Appends the address of slot byte offset \p Off to \p Out when it is
+/// beyond the immediate's reach; returns the base register to use.
+Reg Allocator::spillBase(int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out) {
+  if (Off + 3 <= MaxSpillOffset)
+    return 0;
+  Reg A = newAddressTemp();
+  Out.push_back(spillCode(Inst(mir::LI, {Operand::def(A), Operand::imm(Off)}), Loc));
+  ++Stats.SpillAddresses;
+  return A;
+}
+
+void Allocator::appendReload(Reg T, int64_t Off, const std::string &Loc,
+                             SmallVectorImpl<Inst> &Out) {
+  Reg Base = spillBase(Off, Loc, Out);
+  int64_t Imm = Base == 0 ? Off : 0;
+  Out.push_back(spillCode(
+      Inst(opc(simt::Opcode::LOCAL_LD_U32), {Operand::def(T), Operand::use(Base), Operand::imm(Imm)}),
+      Loc));
+}
+
+void Allocator::appendStore(Reg T, int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out) {
+  Reg Base = spillBase(Off, Loc, Out);
+  int64_t Imm = Base == 0 ? Off : 0;
+  Out.push_back(spillCode(
+      Inst(opc(simt::Opcode::LOCAL_ST_U32), {Operand::use(Base), Operand::imm(Imm), Operand::use(T)}),
+      Loc));
 }
 
 Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts) {
@@ -402,9 +433,6 @@ Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<V
     if (!Facts[V].RematDef)
       SlotOf[V] = NumSlots++;
   }
-  if (NumSlots > 0)
-    if (Expected<int64_t> Last = slotOffset(NumSlots - 1); !Last)
-      return Last.takeError();
 
   auto IsRematted = [&](Reg R) {
     return mir::isVirtual(R) && vregIndex(R) < IsSpilled.size() && IsSpilled[vregIndex(R)] &&
@@ -439,13 +467,13 @@ Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<V
           Before.push_back(std::move(Remat));
           ++Stats.Remats;
         } else {
-          int64_t Off = SpillBase + 4 * static_cast<int64_t>(SlotOf[vregIndex(V)]);
+          int64_t Off = slotOffset(SlotOf[vregIndex(V)]);
           if (Uses || (Defs && defReadsOldValue(I))) {
-            Before.push_back(makeReload(T, Off, I.Loc));
+            appendReload(T, Off, I.Loc, Before);
             ++Stats.SpillReloads;
           }
           if (Defs) {
-            After.push_back(makeStore(T, Off, I.Loc));
+            appendStore(T, Off, I.Loc, After);
             ++Stats.SpillStores;
           }
         }

@@ -2,8 +2,8 @@
 //
 // Implements include/tandem/Runtime.h. "iss" pairs the simulator's global
 // memory (sim/iss/DeviceMemory.h) with the functional simulator; "rtl" pairs
-// the same memory with the Verilated core (RtlDevice.cpp). "gpu" is a known
-// name that fails to open with a message naming the issue that will build it.
+// the same memory with the Verilated core (RtlDevice.cpp); "gpu" is PTX on an
+// NVIDIA GPU through the CUDA driver loaded at run time (GpuDevice.cpp).
 //
 // Guarantees: every failure is an llvm::Error, never an abort; counters()
 // always holds the full list of counter names of the last launch (zeros
@@ -13,7 +13,9 @@
 
 #include "tandem/Runtime.h"
 
+#include "CudaDriverApi.h"
 #include "DeviceMemory.h"
+#include "GpuDevice.h"
 #include "Iss.h"
 #include "RtlDevice.h"
 
@@ -26,6 +28,13 @@ using namespace llvm;
 namespace tandem {
 
 Device::~Device() = default;
+
+Error Device::loadPtx(StringRef, StringRef SourceName) {
+  return createStringError(inconvertibleErrorCode(),
+                           "device '" + name() + "' runs SIMT kernel images, not PTX ('" +
+                               SourceName +
+                               "'); compile for --target simt, or use --device gpu");
+}
 
 KernelArg KernelArg::f32(float V) { return {llvm::bit_cast<uint32_t>(V)}; }
 
@@ -119,7 +128,7 @@ Expected<std::unique_ptr<Device>> openDevice(StringRef Name,
   if (Name == "rtl")
     return openRtlDevice(Opts);
   if (Name == "gpu")
-    return createStringError("device 'gpu' is not built yet (issue 5)");
+    return openGpuDevice(Opts, cuda::driverLibraryName());
   return createStringError(inconvertibleErrorCode(),
                            "unknown device '" + Name + "'; known devices: " +
                                join(knownDevices(), ", "));

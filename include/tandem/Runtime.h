@@ -7,9 +7,10 @@
 // limit) comes back as an error naming the kernel, block, warp, lane, pc and
 // address.
 //
-// Devices today: "iss" (the functional simulator) and "rtl" (the Verilated
-// SIMT core, docs/RTL.md). "gpu" is named and fails to open with a message
-// saying it is not built yet.
+// Devices today: "iss" (the functional simulator), "rtl" (the Verilated
+// SIMT core, docs/RTL.md) and "gpu" (PTX on an NVIDIA GPU through the CUDA
+// driver, loaded at run time: docs/GPU.md). iss and rtl run kernel images
+// (loadImage); gpu runs PTX text (loadPtx).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -103,6 +104,10 @@ public:
 
   /// Makes the kernels of \p Img launchable (replaces any earlier image).
   virtual llvm::Error loadImage(const KernelImage &Img) = 0;
+  /// Makes the kernels of a PTX module launchable (replaces any earlier
+  /// module). Only the gpu device runs PTX; the others return an error that
+  /// says so. \p SourceName names the module in messages.
+  virtual llvm::Error loadPtx(llvm::StringRef Ptx, llvm::StringRef SourceName);
   virtual llvm::Error launch(const LaunchParams &P) = 0;
   /// Counters of the last successful or faulted launch.
   virtual const Counters &counters() const = 0;
@@ -118,7 +123,8 @@ public:
   }
 };
 
-/// Opens "iss" or "rtl" (and, later, "gpu").
+/// Opens "iss", "rtl" or "gpu" ("gpu" fails with a message naming the driver
+/// library it looked for on a machine without an NVIDIA driver).
 llvm::Expected<std::unique_ptr<Device>> openDevice(llvm::StringRef Name,
                                                    const DeviceOptions &Opts);
 

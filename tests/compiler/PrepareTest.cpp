@@ -280,7 +280,8 @@ TEST(Prepare, PrintAfterPrintsNamedPassesAndTheEnd) {
 /// Compiles \p Source (one kernel k(out, a, b) over 64-bit words) and runs it
 /// on iss with one thread per element; returns out, or fails the test.
 std::vector<uint64_t> runOnIss(StringRef Source, const std::vector<uint64_t> &A,
-                               const std::vector<uint64_t> &B) {
+                               const std::vector<uint64_t> &B,
+                               const compiler::CompileOptions &Opts = {}) {
   SmallString<128> Path;
   EXPECT_FALSE(sys::fs::createTemporaryFile("prepare-run", "cu", Path));
   {
@@ -288,7 +289,6 @@ std::vector<uint64_t> runOnIss(StringRef Source, const std::vector<uint64_t> &A,
     raw_fd_ostream OS(Path, EC);
     OS << Source;
   }
-  compiler::CompileOptions Opts;
   auto R = compiler::compileFile(Path, Opts);
   sys::fs::remove(Path);
   if (!R) {
@@ -519,6 +519,217 @@ __global__ void k(unsigned *o, unsigned *a, unsigned *b, int n) {
   EXPECT_EQ(uint32_t(Out[0] >> 32), And);
   EXPECT_EQ(uint32_t(Out[1]), Xor);
   EXPECT_EQ(uint32_t(Out[1] >> 32), Blocks);
+}
+
+//===----------------------------------------------------------------------===//
+// Findings of the compiler fuzzer (docs/CompilerFuzzing.md), each compiled
+// and run on iss against a host reference.
+//===----------------------------------------------------------------------===//
+
+compiler::CompileOptions atLevel(unsigned OptLevel, unsigned Registers = 32) {
+  compiler::CompileOptions Opts;
+  Opts.OptLevel = OptLevel;
+  Opts.NumRegisters = Registers;
+  return Opts;
+}
+
+/// Finding 1: the width operand the header builds is a constant at -O0 too.
+TEST(PrepareFuzzFindings, ShufflesCompileAndRunAtO0) {
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  const char *Source = R"(
+__global__ void k(unsigned long long *o, unsigned long long *a, unsigned long long *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; // n is a multiple of 64
+  int x = (int)a[i];
+  int y = __shfl_xor_sync(0xffffffffu, x, 1) + __shfl_sync(0xffffffffu, x, 5);
+  float f = __shfl_down_sync(0xffffffffu, (float)(x & 0xffff), 2);
+  unsigned u = __shfl_up_sync(0xffffffffu, (unsigned)x, 1);
+  o[i] = ((unsigned long long)(unsigned)(y + (int)f) << 32) | u;
+})";
+  for (unsigned O : {0u, 2u}) {
+    std::vector<uint64_t> Out = runOnIss(Source, A, B, atLevel(O));
+    ASSERT_EQ(Out.size(), A.size()) << "-O" << O;
+    unsigned Wrong = 0;
+    for (size_t I = 0; I < A.size(); ++I) {
+      size_t Warp = I & ~size_t(31), Lane = I & 31;
+      auto X = [&](size_t L) { return uint32_t(A[Warp + L]); };
+      uint32_t Y = X(Lane ^ 1) + X(5);
+      uint32_t F = Lane + 2 < 32 ? (X(Lane + 2) & 0xffff) : (X(Lane) & 0xffff);
+      uint32_t U = Lane >= 1 ? X(Lane - 1) : X(Lane);
+      uint64_t Want = (uint64_t(Y + F) << 32) | U;
+      if (Out[I] != Want && ++Wrong <= 5)
+        ADD_FAILURE() << "-O" << O << " thread " << I << ": got " << std::hex << Out[I]
+                      << ", want " << Want;
+    }
+    EXPECT_EQ(Wrong, 0u) << "-O" << O;
+  }
+}
+
+/// Finding 2: `c ? local[..] : global[..]` became one load through a select
+/// (or, with SimplifyCFG's sinking, a phi) of a local and a global pointer;
+/// prepare splits it into two loads.
+TEST(PrepareFuzzFindings, LoadThroughASelectOfLocalAndGlobalPointersIsSplit) {
+  const char *Source = R"(
+__global__ void k(unsigned long long *o, unsigned long long *a, unsigned long long *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int *in = (const int *)b;
+  int la[8];
+  for (int j = 0; j < 8; ++j) la[j] = in[(i + 3 * j) & 1023];
+  unsigned x = (unsigned)a[i];
+  int v = (x & 1) ? in[la[x & 7] & 1023] : in[in[0] & 1023];
+  int w = (x & 4) ? in[0] : la[in[0] & 7]; // a load through a phi (seed 1091)
+  if (x & 2) la[x & 7] = v; else ((int *)b)[1024 + (i & 511)] = v; // a store like it
+  o[i] = (unsigned)(v ^ w) | ((unsigned long long)(unsigned)la[(x >> 3) & 7] << 32);
+})";
+  auto P = prepare(Source);
+  ASSERT_EQ(P->Error, "");
+  for (Instruction &I : instructions(onlyKernel(*P))) {
+    if (auto *L = dyn_cast<LoadInst>(&I)) {
+      EXPECT_NE(L->getPointerAddressSpace(), 0u) << printed(I);
+    }
+  }
+
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  std::vector<uint64_t> Out = runOnIss(Source, A, B);
+  ASSERT_EQ(Out.size(), A.size());
+  // b as 32-bit words, as the kernel reads it (the stores land in words
+  // 1024 and up, which the reads of in[.. & 1023] never reach).
+  auto In = [&](size_t W) { return uint32_t(B[W / 2] >> (32 * (W % 2))); };
+  unsigned Wrong = 0;
+  for (size_t I = 0; I < A.size(); ++I) {
+    uint32_t La[8];
+    for (unsigned J = 0; J < 8; ++J)
+      La[J] = In((I + 3 * J) & 1023);
+    uint32_t X = uint32_t(A[I]);
+    uint32_t V = (X & 1) ? In(La[X & 7] & 1023) : In(In(0) & 1023);
+    uint32_t W = (X & 4) ? In(0) : La[In(0) & 7];
+    if (X & 2)
+      La[X & 7] = V;
+    uint64_t Want = (V ^ W) | (uint64_t(La[(X >> 3) & 7]) << 32);
+    if (Out[I] != Want && ++Wrong <= 5)
+      ADD_FAILURE() << "thread " << I << ": got " << std::hex << Out[I] << ", want " << Want;
+  }
+  EXPECT_EQ(Wrong, 0u);
+}
+
+/// Findings 4 and 5: 64-bit min/max intrinsics and copysign are selected.
+TEST(PrepareFuzzFindings, MinMax64AndCopysignAreSelected) {
+  const char *Source = R"(
+__global__ void k(unsigned long long *o, unsigned long long *a, unsigned long long *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long x = a[i], y = b[i];
+  long long sx = (long long)x, sy = (long long)y;
+  unsigned long long r;
+  switch (i & 3) {
+  case 0: r = x < y ? x : y; break;
+  case 1: r = x > y ? x : y; break;
+  case 2: r = (unsigned long long)(sx < sy ? sx : sy); break;
+  default: r = (unsigned long long)(sx > sy ? sx : sy); break;
+  }
+  float z = (float)(int)x * 0.0f; // copysign(0.0, (float)x)
+  o[i] = r ^ __float_as_uint(z);
+})";
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  for (unsigned O : {1u, 2u}) {
+    std::vector<uint64_t> Out = runOnIss(Source, A, B, atLevel(O));
+    ASSERT_EQ(Out.size(), A.size()) << "-O" << O;
+    unsigned Wrong = 0;
+    for (size_t I = 0; I < A.size(); ++I) {
+      uint64_t X = A[I], Y = B[I];
+      int64_t SX = int64_t(X), SY = int64_t(Y);
+      uint64_t R = (I & 3) == 0   ? std::min(X, Y)
+                   : (I & 3) == 1 ? std::max(X, Y)
+                   : (I & 3) == 2 ? uint64_t(std::min(SX, SY))
+                                  : uint64_t(std::max(SX, SY));
+      uint64_t Want = R ^ (int32_t(X) < 0 ? 0x80000000u : 0u);
+      if (Out[I] != Want && ++Wrong <= 5)
+        ADD_FAILURE() << "-O" << O << " thread " << I << ": got " << std::hex << Out[I]
+                      << ", want " << Want;
+    }
+    EXPECT_EQ(Wrong, 0u) << "-O" << O;
+  }
+}
+
+/// Finding 6: in this loop (seed 1919, reduced) LLVM 19's uniformity
+/// analysis calls the peeled iteration's `v8` uniform, StructurizeCFG skips
+/// the region built on it, and the divergent branch reached the control
+/// flow lowering unstructurized.
+TEST(PrepareFuzzFindings, RegionSkippedOnAWrongUniformityIsStructurized) {
+  const char *Source = R"(
+static __device__ __forceinline__ unsigned divu(unsigned a, unsigned b) { return b == 0 ? a : a / b; }
+__global__ void k(unsigned long long *o, unsigned long long *a, unsigned long long *b, int n) {
+  const int *in = (const int *)a;
+  const float *fin = (const float *)b;
+  const int tid = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  int v2 = in[(tid * 7 + 262) & 1023];
+  unsigned v3 = (unsigned)in[(tid * 7 + 393) & 1023];
+  unsigned v4 = (unsigned)in[(tid * 7 + 524) & 1023];
+  float v5 = fin[(tid * 7 + 655) & 255];
+  float v7 = fin[(tid * 7 + 917) & 255];
+  unsigned long long v8 = ((unsigned long long)(unsigned)in[(tid * 7 + 1048) & 1023] << 32) |
+                          (unsigned)in[((tid * 7 + 1048) + 1) & 1023];
+  for (int k0 = 0, t0 = v2 & 7; k0 < t0; ++k0) {
+    if ((int)(v8 != 0x0ull)) {
+      v7 = (__clz((int)(unsigned)in[0 & 1023]) ? (-v5) : fin[0 & 255]);
+      v8 = 0x1ull;
+      v7 = (0x0p+0f - v7);
+    } else {
+      v3 = (divu(v4, v3) + 1u);
+    }
+    v5 = 0x0p+0f;
+  }
+  unsigned *out = (unsigned *)o + 2 * tid;
+  out[0] = v3 ^ __float_as_uint(v5) ^ (unsigned)v8 ^ (unsigned)(v8 >> 32);
+  out[1] = __float_as_uint(v7);
+})";
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  for (size_t I = 0; I < A.size(); I += 3)
+    A[I] = 0; // v8 == 0 in some lanes: both sides of the if run
+  auto Word = [](const std::vector<uint64_t> &V, size_t W) {
+    return uint32_t(V[W / 2] >> (32 * (W % 2)));
+  };
+  auto Bits = [](float F) {
+    uint32_t U;
+    std::memcpy(&U, &F, 4);
+    return U;
+  };
+  auto Float = [](uint32_t U) {
+    float F;
+    std::memcpy(&F, &U, 4);
+    return F;
+  };
+  for (unsigned O : {0u, 2u}) {
+    std::vector<uint64_t> Out = runOnIss(Source, A, B, atLevel(O));
+    ASSERT_EQ(Out.size(), A.size()) << "-O" << O;
+    auto In = [&](size_t W) { return Word(A, W); };
+    unsigned Wrong = 0;
+    for (size_t I = 0; I < A.size(); ++I) {
+      uint32_t V2 = In((I * 7 + 262) & 1023), V3 = In((I * 7 + 393) & 1023);
+      uint32_t V4 = In((I * 7 + 524) & 1023);
+      float V5 = Float(Word(B, (I * 7 + 655) & 255)), V7 = Float(Word(B, (I * 7 + 917) & 255));
+      uint64_t V8 = (uint64_t(In((I * 7 + 1048) & 1023)) << 32) | In((I * 7 + 1049) & 1023);
+      for (int K = 0, T = int(V2 & 7); K < T; ++K) {
+        if (V8 != 0) {
+          V7 = In(0) >> 31 == 0 ? -V5 : Float(Word(B, 0));
+          V8 = 1;
+          V7 = 0.0f - V7;
+        } else {
+          V3 = (V3 == 0 ? V4 : V4 / V3) + 1u;
+        }
+        V5 = 0.0f;
+      }
+      uint32_t Lo = V3 ^ Bits(V5) ^ uint32_t(V8) ^ uint32_t(V8 >> 32), Hi = Bits(V7);
+      uint32_t GotLo = uint32_t(Out[I]), GotHi = uint32_t(Out[I] >> 32);
+      bool HiOk = GotHi == Hi || (std::isnan(V7) && std::isnan(Float(GotHi)));
+      if ((GotLo != Lo || !HiOk) && ++Wrong <= 5)
+        ADD_FAILURE() << "-O" << O << " thread " << I << ": got " << std::hex << Out[I]
+                      << ", want " << ((uint64_t(Hi) << 32) | Lo);
+    }
+    EXPECT_EQ(Wrong, 0u) << "-O" << O;
+  }
 }
 
 } // namespace

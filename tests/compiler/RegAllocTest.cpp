@@ -543,13 +543,59 @@ TEST(RegAllocTest, ReportsWhenOneInstructionNeedsMoreRegistersThanExist) {
   EXPECT_NE(Msg.find("sel"), std::string::npos) << Msg;
 }
 
-TEST(RegAllocTest, ReportsSpillSlotsBeyondTheImmediateRange) {
+/// Far spill slots (compfuzz finding 3): beyond `[r0 + simm12]` a slot is
+/// addressed as `li a, off` then `[a + 0]`, and the program still computes
+/// the same, as the checker proves.
+TEST(RegAllocTest, SpillSlotsBeyondTheImmediateRangeAreAddressedThroughARegister) {
+  PressureKernel K(20, /*LocalBytes=*/2040);
+  allocateAndCompare(K.Fn, 8, K.M);
+  const Function &Fn = K.Fn;
+  EXPECT_GT(Fn.Stats.SpillSlots, 2u);
+  unsigned Near = 0, Far = 0;
+  for (const auto &B : Fn.Blocks)
+    for (size_t X = 0; X < B->Insts.size(); ++X) {
+      const Inst &I = B->Insts[X];
+      bool IsLoad = I.Opcode == op(simt::Opcode::LOCAL_LD_U32);
+      if (!I.IsSpillCode || (!IsLoad && I.Opcode != op(simt::Opcode::LOCAL_ST_U32)))
+        continue;
+      Reg Base = IsLoad ? I.Ops[1].R : I.Ops[0].R;
+      int64_t Imm = IsLoad ? I.Ops[2].Imm : I.Ops[1].Imm;
+      if (Base == 0) {
+        ++Near;
+        EXPECT_LE(Imm + 3, 2047);
+        continue;
+      }
+      ++Far;
+      ASSERT_GT(X, 0u);
+      const Inst &Li = B->Insts[X - 1];
+      EXPECT_TRUE(Li.IsSpillCode && Li.Opcode == LI && Li.Ops[0].R == Base) << printed(Fn);
+      EXPECT_GT(Li.Ops[1].Imm + 3, 2047);
+      EXPECT_EQ(Imm, 0);
+    }
+  EXPECT_GT(Near, 0u); // slot 0 at 2040 is still within reach
+  EXPECT_GT(Far, 0u);
+  EXPECT_EQ(Fn.Stats.SpillAddresses, Far);
+}
+
+TEST(RegAllocCheckerTest, CatchesAFarReloadFromTheWrongSlot) {
   PressureKernel K(20, /*LocalBytes=*/2040);
   regalloc::RegAllocOptions Opts;
   Opts.NumRegisters = 8;
-  std::string Msg = errorText(regalloc::allocateRegisters(K.Fn, Opts));
-  EXPECT_NE(Msg.find("kernel 'pressure'"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("2047"), std::string::npos) << Msg;
+  ASSERT_FALSE(regalloc::allocateRegisters(K.Fn, Opts));
+  ASSERT_FALSE(regalloc::checkAllocation(K.Fn));
+  // Point the first far reload's address at another slot.
+  bool Corrupted = false;
+  for (auto &B : K.Fn.Blocks)
+    for (size_t X = 1; X < B->Insts.size() && !Corrupted; ++X) {
+      Inst &I = B->Insts[X];
+      if (I.IsSpillCode && I.Opcode == op(simt::Opcode::LOCAL_LD_U32) && I.Ops[1].R != 0) {
+        B->Insts[X - 1].Ops[1].Imm -= 4; // the neighbouring slot holds another value
+        Corrupted = true;
+      }
+    }
+  ASSERT_TRUE(Corrupted) << printed(K.Fn);
+  std::string Msg = errorText(regalloc::checkAllocation(K.Fn));
+  EXPECT_NE(Msg.find("spill reload"), std::string::npos) << Msg;
 }
 
 TEST(RegAllocTest, RejectsAConfigurationWithoutAllocatableRegisters) {

@@ -14,5 +14,8 @@ int compileCommand(int Argc, char **Argv); // CompileCommand.cpp
 int objdumpCommand(int Argc, char **Argv); // ObjdumpCommand.cpp
 int runCommand(int Argc, char **Argv);     // RunCommand.cpp
 int samplesCommand(int Argc, char **Argv); // SamplesCommand.cpp
+int reportCommand(int Argc, char **Argv);  // ReportCommand.cpp
+int profileCommand(int Argc, char **Argv); // ProfileCommand.cpp
+int suiteExportCommand(int Argc, char **Argv); // SuiteExportCommand.cpp
 
 } // namespace tandem::cli

@@ -2,7 +2,7 @@
 //
 //   tandem run FILE.img|FILE.s|FILE.cu|FILE.ll|FILE.bc --kernel NAME
 //              --grid X[,Y[,Z]] --block X[,Y[,Z]]
-//              [--shared BYTES] [--device iss] [--config CFG.json] [--trace]
+//              [--shared BYTES] [--device iss|rtl|gpu] [--config CFG.json] [--trace]
 //              [--arg SPEC]... [--seed N] [--dump N] [--step-limit N]
 //              [-O0..-O3] [--json]
 //              [--vcd FILE] [--timeline FILE.json]   (rtl only)
@@ -24,6 +24,7 @@
 #include "Npy.h"
 
 #include "Assembler.h"
+#include "GpuDevice.h"
 #include "compiler/Compiler.h"
 #include "tandem/Config.h"
 #include "tandem/KernelImage.h"
@@ -97,7 +98,11 @@ void printRunHelp(raw_ostream &OS) {
         "object\n"
         "  -O0 .. -O3         optimization level for a .cu/.ll/.bc input "
         "(default -O2)\n"
-        "  --device NAME      iss (default) or rtl; gpu is not built yet\n"
+        "  --device NAME      iss (default), rtl, or gpu (PTX on an NVIDIA GPU "
+        "through the CUDA\n"
+        "                     driver: a .cu/.ll/.bc source is compiled with "
+        "--target ptx, a .ptx\n"
+        "                     file is loaded as it is; docs/GPU.md)\n"
         "  --config FILE      accelerator configuration (default: "
         "configs/default.json)\n"
         "  --scheduler P      warp scheduler policy: rr (round-robin) or gto "
@@ -543,6 +548,39 @@ Expected<KernelImage> compileInput(StringRef Path, unsigned OptLevel,
   return std::move(*R->Image);
 }
 
+/// For --device gpu: the PTX of a source (compiled for --target ptx) or of a
+/// .ptx file, and its kernel table (names and parameter kinds, no code) so
+/// that the kernel choice and checkArgs work as for an image.
+Expected<KernelImage> loadPtxInput(StringRef Path, unsigned OptLevel, std::string &Ptx) {
+  if (isCompilerInput(Path)) {
+    compiler::CompileOptions CO;
+    CO.Target = "ptx";
+    CO.OptLevel = OptLevel;
+    CO.Emit = compiler::EmitKind::Asm;
+    Expected<compiler::CompileResult> R = compiler::compileFile(Path, CO);
+    if (!R)
+      return R.takeError();
+    Ptx = std::move(R->Text);
+  } else if (Path.ends_with(".ptx")) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(Path, /*IsText=*/true);
+    if (!File)
+      return createStringError(File.getError(),
+                               "cannot read '" + Path + "': " + File.getError().message());
+    Ptx = (*File)->getBuffer().str();
+  } else {
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + Path + "': the gpu device runs PTX; give a .cu, .ll, "
+                             ".bc or .ptx file (kernel images and .s files are SIMT code "
+                             "for --device iss or rtl)");
+  }
+  Expected<std::vector<KernelInfo>> Table = ptxKernelTable(Ptx, Path);
+  if (!Table)
+    return Table.takeError();
+  KernelImage Img;
+  Img.Kernels = std::move(*Table);
+  return Img;
+}
+
 Expected<KernelImage> loadInput(StringRef Path) {
   if (!Path.ends_with(".s"))
     return readImageFile(Path);
@@ -736,11 +774,14 @@ int runCommand(int Argc, char **Argv) {
     Config->Scheduler = *O.Scheduler;
 
   CompiledInfo Compiled;
-  Expected<KernelImage> Img = isCompilerInput(O.Input)
+  bool Gpu = O.Device == "gpu";
+  std::string Ptx; // --device gpu: the module loadPtx gets
+  Expected<KernelImage> Img = Gpu ? loadPtxInput(O.Input, O.OptLevel, Ptx)
+                              : isCompilerInput(O.Input)
                                   ? compileInput(O.Input, O.OptLevel, *Config, Compiled)
                                   : loadInput(O.Input);
   if (!Img) {
-    if (!StringRef(O.Input).ends_with(".s"))
+    if (Gpu || !StringRef(O.Input).ends_with(".s"))
       return failure(toString(Img.takeError()));
     // The assembler's diagnostics carry their own FILE:LINE:COL: error: prefix.
     errs() << toString(Img.takeError()) << "\n";
@@ -797,7 +838,7 @@ int runCommand(int Argc, char **Argv) {
     P.Args.push_back(KernelArg::ptr(A.Ptr));
   }
 
-  if (Error E = D.loadImage(*Img))
+  if (Error E = Gpu ? D.loadPtx(Ptx, O.Input) : D.loadImage(*Img))
     return failure(toString(std::move(E)));
   if (Error E = D.launch(P))
     return failure(toString(std::move(E)));

@@ -24,28 +24,6 @@ using namespace llvm;
 
 namespace {
 
-/// A subcommand that a later issue builds; until then it says so.
-struct NotBuilt {
-  const char *Name;
-  const char *What;
-};
-
-constexpr NotBuilt NotBuiltCommands[] = {
-    {"report", "the model-versus-device report is issue 6"},
-};
-
-int notBuilt(const NotBuilt &C, ArrayRef<char *> Args) {
-  bool Help = Args.size() > 1 &&
-              (StringRef(Args[1]) == "--help" || StringRef(Args[1]) == "-h");
-  raw_ostream &OS = Help ? outs() : errs();
-  OS << "tandem " << C.Name << ": not built yet (" << C.What << ")\n";
-  return Help ? 0 : 2;
-}
-
-int reportCommand(int Argc, char **Argv) {
-  return notBuilt(NotBuiltCommands[0], ArrayRef(Argv, Argc));
-}
-
 struct Command {
   const char *Name;
   const char *Summary;
@@ -63,10 +41,14 @@ const Command Commands[] = {
      tandem::cli::samplesCommand},
     {"compile", "compile CUDA C (or LLVM IR) kernels to a SIMT kernel image",
      tandem::cli::compileCommand},
+    {"profile", "run the microbenchmarks on a device and print its profile",
+     tandem::cli::profileCommand},
+    {"suite-export", "write the kernel suite (PTX, inputs, references) for the GPU runner",
+     tandem::cli::suiteExportCommand},
     {"report",
-     "compare device models with measurements (not built yet: "
-     "issue 6)",
-     reportCommand},
+     "run the suite and SpMV on matrices, predict each with the simt model, "
+     "compare with rtl",
+     tandem::cli::reportCommand},
 };
 
 void printHelp(raw_ostream &OS) {

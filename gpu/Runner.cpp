@@ -1,0 +1,968 @@
+//===- Runner.cpp - The suite on a real GPU: ours, nvcc and LLVM's PTX ----===//
+//
+//   tandem-gpu-runner BUNDLE --nvcc-dir DIR --out RESULTS.json [--reps N]
+//                     [--only CASE]... [--skip-timing]
+//
+// Runs on the lent GPU machine, which has CUDA but no LLVM: plain C++17, the
+// driver API through runtime/CudaDriverApi.h (the gpu device's own loader),
+// .entry signatures and packing through runtime/PtxEntry.h. BUNDLE is what
+// `tandem suite-export` wrote (manifest.json, per case ours.ptx, llc.ptx and
+// the inputs and references); DIR/CASE/nvcc.ptx is nvcc's PTX of the same
+// source, compiled there by scripts/gpu-check.sh.
+//
+//  1. correctness: every case's launches, from each PTX variant, on the
+//     exported inputs; outputs poisoned (and followed by poisoned guard
+//     words) before, checked against the exported CPU reference after, with
+//     the case's tolerance;
+//  2. timing: each variant on the same inputs and launches, CUDA events
+//     around all of a case's launches, warm-up, median of --reps (>= 20):
+//     on the small suite problem, and on the large problems of the
+//     manifest's timing specs (generated here; outputs of ours and llc's
+//     compared with nvcc's);
+//  3. SpMV: our CSR kernels (scalar, vector, merge-path) and cuSPARSE's
+//     cusparseSpMV (CSR_ALG1, CSR_ALG2) on the bundle's .mtx matrices and on
+//     synthetic 4M-row ones;
+//  4. the GPU's name, driver, clocks (nvidia-smi) before and after.
+//
+// Everything goes to RESULTS.json; a short table is printed last. Exit
+// status: 0 all correct, 1 a wrong result or a failed case, 3 no driver or
+// no GPU (nothing measured), 2 a usage error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Json.h"
+#include "Sparse.h"
+
+#include "../runtime/CudaDriverApi.h"
+#include "../runtime/PtxEntry.h"
+
+#if TANDEM_HAVE_CUSPARSE
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace tandem;
+using namespace tandem::cuda;
+using namespace tandem::gpu;
+
+namespace {
+
+//===--- The GPU ------------------------------------------------------------===//
+
+/// The driver, the primary context (which cuSPARSE shares) and two events.
+class Gpu {
+public:
+  bool open(std::string &Why) {
+    if (!loadDriverApi(driverLibraryName(), Api, Why))
+      return false;
+    int Count = 0;
+    if (Api.cuInit(0) || Api.cuDeviceGetCount(&Count) || Count == 0) {
+      Why = "the CUDA driver loaded but sees no GPU";
+      return false;
+    }
+    check(Api.cuDeviceGet(&Dev, 0), "cuDeviceGet", "GPU 0");
+    check(Api.cuDevicePrimaryCtxRetain(&Ctx, Dev), "cuDevicePrimaryCtxRetain", "GPU 0");
+    check(Api.cuCtxSetCurrent(Ctx), "cuCtxSetCurrent", "GPU 0");
+    check(Api.cuEventCreate(&Start, CU_EVENT_DEFAULT), "cuEventCreate", "timer");
+    check(Api.cuEventCreate(&Stop, CU_EVENT_DEFAULT), "cuEventCreate", "timer");
+    return true;
+  }
+
+  void check(CUresult R, const std::string &Call, const std::string &What) const {
+    if (R)
+      throw std::runtime_error(Call + " failed for " + What + ": " + describeResult(Api, R));
+  }
+
+  std::string infoJson() const {
+    char Name[256] = {};
+    Api.cuDeviceGetName(Name, sizeof(Name) - 1, Dev);
+    int Driver = 0, Sm = 0, Mem = 0, Sms = 0, L2 = 0, Major = 0, Minor = 0;
+    Api.cuDriverGetVersion(&Driver);
+    Api.cuDeviceGetAttribute(&Sm, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, Dev);
+    Api.cuDeviceGetAttribute(&Mem, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, Dev);
+    Api.cuDeviceGetAttribute(&Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Dev);
+    Api.cuDeviceGetAttribute(&L2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, Dev);
+    Api.cuDeviceGetAttribute(&Major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, Dev);
+    Api.cuDeviceGetAttribute(&Minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, Dev);
+    std::ostringstream S;
+    S << "{\"name\":" << quote(Name) << ",\"driver_api_version\":" << Driver
+      << ",\"compute_capability\":\"" << Major << "." << Minor << "\",\"multiprocessors\":" << Sms
+      << ",\"max_sm_clock_khz\":" << Sm << ",\"max_memory_clock_khz\":" << Mem
+      << ",\"l2_bytes\":" << L2 << "}";
+    return S.str();
+  }
+
+  DriverApi Api;
+  CUdevice Dev = 0;
+  CUcontext Ctx = nullptr;
+  CUevent Start = nullptr, Stop = nullptr;
+};
+
+/// Device memory freed with its owner.
+class DeviceBuffer {
+public:
+  DeviceBuffer(Gpu &G, size_t Bytes, const std::string &What) : G(&G), Bytes(Bytes) {
+    G.check(G.Api.cuMemAlloc(&Ptr, std::max<size_t>(Bytes, 4)), "cuMemAlloc",
+            What + " (" + std::to_string(Bytes) + " bytes)");
+  }
+  DeviceBuffer(DeviceBuffer &&O) noexcept : G(O.G), Ptr(O.Ptr), Bytes(O.Bytes) { O.Ptr = 0; }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() {
+    if (Ptr)
+      G->Api.cuMemFree(Ptr);
+  }
+  void upload(const void *Src, size_t N) const {
+    G->check(G->Api.cuMemcpyHtoD(Ptr, Src, N), "cuMemcpyHtoD", "a buffer");
+  }
+  void download(void *Dst, size_t N) const {
+    G->check(G->Api.cuMemcpyDtoH(Dst, Ptr, N), "cuMemcpyDtoH", "a buffer");
+  }
+
+  Gpu *G;
+  CUdeviceptr Ptr = 0;
+  size_t Bytes;
+};
+
+/// A loaded PTX module and its .entry signatures.
+class PtxModule {
+public:
+  PtxModule(Gpu &G, const std::string &Ptx, const std::string &Name) : G(G), Name(Name) {
+    std::string Why;
+    if (!ptx::parsePtxEntries(Ptx, Entries, Why))
+      throw std::runtime_error(Name + ": " + Why);
+    std::string ErrorLog(16384, '\0'), InfoLog(16384, '\0');
+    CUjit_option Options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *Values[] = {&ErrorLog[0], reinterpret_cast<void *>(size_t(16383)), &InfoLog[0],
+                      reinterpret_cast<void *>(size_t(16383))};
+    if (CUresult R = G.Api.cuModuleLoadDataEx(&M, Ptx.c_str(), 4, Options, Values))
+      throw std::runtime_error("cuModuleLoadDataEx failed for " + Name + ": " +
+                               describeResult(G.Api, R) + "\nJIT error log:\n" +
+                               ErrorLog.c_str());
+  }
+  PtxModule(const PtxModule &) = delete;
+  ~PtxModule() {
+    if (M)
+      G.Api.cuModuleUnload(M);
+  }
+
+  /// Launches \p Kernel with one value per parameter (pointers as addresses).
+  void launch(const std::string &Kernel, const unsigned Grid[3], const unsigned Block[3],
+              unsigned Shared, const std::vector<uint64_t> &Values) {
+    std::string What = "kernel '" + Kernel + "' of " + Name + " (grid " +
+                       std::to_string(Grid[0]) + "," + std::to_string(Grid[1]) + "," +
+                       std::to_string(Grid[2]) + ", block " + std::to_string(Block[0]) + "," +
+                       std::to_string(Block[1]) + "," + std::to_string(Block[2]) + ")";
+    const ptx::PtxEntry *E = ptx::findEntry(Entries, Kernel);
+    if (!E)
+      throw std::runtime_error(What + ": no such .entry");
+    // Looked up once: timed loops should spend no host time between launches.
+    CUfunction &Fn = Functions[Kernel];
+    if (!Fn)
+      G.check(G.Api.cuModuleGetFunction(&Fn, M, Kernel.c_str()), "cuModuleGetFunction", What);
+    ptx::PackedParams P;
+    std::string Why;
+    if (!ptx::packParams(*E, Values, P, Why))
+      throw std::runtime_error(Why);
+    if (Shared > 48 * 1024)
+      G.check(G.Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        int(Shared)),
+              "cuFuncSetAttribute", What);
+    G.check(G.Api.cuLaunchKernel(Fn, Grid[0], Grid[1], Grid[2], Block[0], Block[1], Block[2],
+                                 Shared, nullptr, P.pointers(), nullptr),
+            "cuLaunchKernel", What);
+  }
+
+private:
+  Gpu &G;
+  std::string Name;
+  CUmodule M = nullptr;
+  std::vector<ptx::PtxEntry> Entries;
+  std::map<std::string, CUfunction> Functions;
+};
+
+//===--- Problems -------------------------------------------------------------===//
+
+struct Buffer {
+  std::string Name, Role = "in", Type = "u32";
+  std::vector<uint32_t> Data; ///< in/inout: the initial words; out: empty
+  size_t Words = 0;
+};
+struct Arg {
+  bool IsBuffer = false;
+  unsigned Buffer = 0;
+  uint64_t Value = 0;
+};
+struct Launch {
+  std::string Kernel;
+  unsigned Grid[3] = {1, 1, 1}, Block[3] = {1, 1, 1};
+  unsigned Shared = 0;
+  std::vector<Arg> Args;
+};
+struct Check {
+  unsigned Buffer = 0;
+  std::vector<uint32_t> Want;
+  std::vector<float> Magnitude;
+  double RelTol = 0;
+};
+struct Problem {
+  std::string Name, Size;
+  std::vector<Buffer> Buffers;
+  std::vector<Launch> Launches;
+  std::vector<Check> Checks;
+};
+
+constexpr uint32_t Poison = 0xDEADBEEF;
+constexpr size_t GuardWords = 16;
+
+uint32_t floatBits(float F) {
+  uint32_t W;
+  std::memcpy(&W, &F, 4);
+  return W;
+}
+float bitsFloat(uint32_t W) {
+  float F;
+  std::memcpy(&F, &W, 4);
+  return F;
+}
+
+/// The problem's buffers on the device: inputs copied, outputs poisoned.
+class DeviceProblem {
+public:
+  DeviceProblem(Gpu &G, const Problem &P) : P(P) {
+    for (const Buffer &B : P.Buffers) {
+      Buffers.emplace_back(G, (B.Words + GuardWords) * 4, P.Name + " buffer " + B.Name);
+      reset(Buffers.size() - 1);
+    }
+  }
+  /// Restores buffer \p I to its state before the first launch.
+  void reset(size_t I) {
+    const Buffer &B = P.Buffers[I];
+    std::vector<uint32_t> Words(B.Words + GuardWords, Poison);
+    if (!B.Data.empty())
+      std::copy(B.Data.begin(), B.Data.end(), Words.begin());
+    Buffers[I].upload(Words.data(), Words.size() * 4);
+  }
+  void resetAll() {
+    for (size_t I = 0; I < Buffers.size(); ++I)
+      reset(I);
+  }
+  void launchAll(PtxModule &M) {
+    for (const Launch &L : P.Launches) {
+      std::vector<uint64_t> Values;
+      for (const Arg &A : L.Args)
+        Values.push_back(A.IsBuffer ? Buffers[A.Buffer].Ptr : A.Value);
+      M.launch(L.Kernel, L.Grid, L.Block, L.Shared, Values);
+    }
+  }
+  std::vector<uint32_t> read(size_t I, bool WithGuard) const {
+    std::vector<uint32_t> W(P.Buffers[I].Words + (WithGuard ? GuardWords : 0));
+    Buffers[I].download(W.data(), W.size() * 4);
+    return W;
+  }
+
+  const Problem &P;
+  std::vector<DeviceBuffer> Buffers;
+};
+
+struct CheckResult {
+  bool Passed = true;
+  uint64_t Mismatches = 0;
+  double MaxRelError = 0;
+  std::string Message;
+};
+
+/// Suite semantics: bit-exact, or |got - want| <= tol * magnitude with got
+/// finite; guard words must still be poison.
+CheckResult checkOutputs(const DeviceProblem &D, const Problem &P) {
+  CheckResult R;
+  auto Mismatch = [&](const std::string &What) {
+    R.Passed = false;
+    if (R.Mismatches++ < 4)
+      R.Message += (R.Message.empty() ? "" : "; ") + What;
+  };
+  for (const Check &C : P.Checks) {
+    const Buffer &B = P.Buffers[C.Buffer];
+    std::vector<uint32_t> Got = D.read(C.Buffer, true);
+    for (size_t I = 0; I < C.Want.size(); ++I) {
+      uint32_t G = Got[I], W = C.Want[I];
+      bool Ok = G == W;
+      if (!Ok && C.RelTol > 0 && B.Type == "f32") {
+        double Mag = C.Magnitude.empty() ? std::fabs(bitsFloat(W)) : C.Magnitude[I];
+        double Err = std::fabs(double(bitsFloat(G)) - double(bitsFloat(W)));
+        Ok = std::isfinite(bitsFloat(G)) && Err <= C.RelTol * Mag;
+        if (Mag > 0 && std::isfinite(Err))
+          R.MaxRelError = std::max(R.MaxRelError, Err / Mag);
+      }
+      if (!Ok) {
+        char Buf[160];
+        std::snprintf(Buf, sizeof(Buf), "%s[%zu] = 0x%08x (%g), want 0x%08x (%g)",
+                      B.Name.c_str(), I, G, double(bitsFloat(G)), W, double(bitsFloat(W)));
+        Mismatch(Buf);
+      }
+    }
+    for (size_t I = B.Words; I < Got.size(); ++I)
+      if (Got[I] != Poison)
+        Mismatch(B.Name + ": guard word " + std::to_string(I - B.Words) + " written");
+  }
+  return R;
+}
+
+//===--- Files ----------------------------------------------------------------===//
+
+std::string readFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    throw std::runtime_error("cannot read '" + Path + "'");
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+bool fileExists(const std::string &Path) { return bool(std::ifstream(Path)); }
+
+/// The words of a 4-byte-element .npy file (what suite-export writes).
+std::vector<uint32_t> readNpyWords(const std::string &Path) {
+  std::string B = readFile(Path);
+  if (B.size() < 10 || B.compare(0, 6, "\x93NUMPY") != 0)
+    throw std::runtime_error(Path + ": not a .npy file");
+  size_t HeaderLen, Start;
+  if (B[6] == 1) {
+    HeaderLen = uint8_t(B[8]) | size_t(uint8_t(B[9])) << 8;
+    Start = 10;
+  } else {
+    HeaderLen = uint8_t(B[8]) | size_t(uint8_t(B[9])) << 8 | size_t(uint8_t(B[10])) << 16 |
+                size_t(uint8_t(B[11])) << 24;
+    Start = 12;
+  }
+  std::string Header = B.substr(Start, HeaderLen);
+  if (Header.find("<f4") == std::string::npos && Header.find("<i4") == std::string::npos &&
+      Header.find("<u4") == std::string::npos)
+    throw std::runtime_error(Path + ": expected 4-byte elements");
+  size_t Data = Start + HeaderLen;
+  std::vector<uint32_t> W((B.size() - Data) / 4);
+  std::memcpy(W.data(), B.data() + Data, W.size() * 4);
+  return W;
+}
+
+Problem problemFromManifest(const Json &C, const std::string &Bundle) {
+  Problem P;
+  P.Name = C["name"].S;
+  P.Size = C["size"].S;
+  for (const Json &B : C["buffers"].A) {
+    Buffer Buf;
+    Buf.Name = B["name"].S;
+    Buf.Role = B["role"].S;
+    Buf.Type = B["type"].S;
+    Buf.Words = size_t(B["words"].integer());
+    if (B.has("file"))
+      Buf.Data = readNpyWords(Bundle + "/" + B["file"].S);
+    P.Buffers.push_back(std::move(Buf));
+  }
+  for (const Json &L : C["launches"].A) {
+    Launch La;
+    La.Kernel = L["kernel"].S;
+    for (int I = 0; I < 3; ++I) {
+      La.Grid[I] = unsigned(L["grid"].A[I].integer());
+      La.Block[I] = unsigned(L["block"].A[I].integer());
+    }
+    La.Shared = unsigned(L["shared"].integer());
+    for (const Json &A : L["args"].A) {
+      Arg Ar;
+      Ar.IsBuffer = A.has("buffer");
+      if (Ar.IsBuffer)
+        Ar.Buffer = unsigned(A["buffer"].integer());
+      else
+        Ar.Value = uint64_t(A["value"].integer());
+      La.Args.push_back(Ar);
+    }
+    P.Launches.push_back(std::move(La));
+  }
+  for (const Json &K : C["checks"].A) {
+    Check Ch;
+    Ch.Buffer = unsigned(K["buffer"].integer());
+    Ch.Want = readNpyWords(Bundle + "/" + K["want"].S);
+    Ch.RelTol = K["rel_tol"].N;
+    if (K.has("magnitude"))
+      for (uint32_t W : readNpyWords(Bundle + "/" + K["magnitude"].S))
+        Ch.Magnitude.push_back(bitsFloat(W));
+    P.Checks.push_back(std::move(Ch));
+  }
+  return P;
+}
+
+//===--- Large problems for timing ----------------------------------------------===//
+
+unsigned ceilDiv(uint64_t A, uint64_t B) { return unsigned((A + B - 1) / B); }
+
+Buffer randomBuffer(const std::string &Name, const std::string &Type, size_t Words,
+                    Rng &R, float Lo = -1, float Hi = 1) {
+  Buffer B{Name, "in", Type, std::vector<uint32_t>(Words), Words};
+  for (uint32_t &W : B.Data)
+    W = Type == "f32" ? floatBits(Lo + (Hi - Lo) * R.unit()) : uint32_t(R.next());
+  return B;
+}
+
+Buffer outBuffer(const std::string &Name, const std::string &Type, size_t Words) {
+  return Buffer{Name, "out", Type, {}, Words};
+}
+
+Launch launch1D(const std::string &K, unsigned Blocks, unsigned Threads, std::vector<Arg> Args,
+                unsigned Shared = 0) {
+  Launch L;
+  L.Kernel = K;
+  L.Grid[0] = Blocks;
+  L.Block[0] = Threads;
+  L.Shared = Shared;
+  L.Args = std::move(Args);
+  return L;
+}
+
+Arg buf(unsigned I) { return Arg{true, I, 0}; }
+Arg val(uint64_t V) { return Arg{false, 0, V}; }
+
+/// Our CSR kernels' launches over a matrix (buffers rowPtr, colIdx, vals, x,
+/// y, and for merge-path carryRow, carryVal).
+Problem spmvProblem(const std::string &Kernel, const Csr &A, Rng &R) {
+  Problem P;
+  P.Buffers.push_back(Buffer{"rowPtr", "in", "s32", {A.RowPtr.begin(), A.RowPtr.end()},
+                             A.RowPtr.size()});
+  P.Buffers.push_back(Buffer{"colIdx", "in", "s32", {A.Col.begin(), A.Col.end()}, A.Col.size()});
+  std::vector<uint32_t> Vals(A.Val.size());
+  for (size_t I = 0; I < Vals.size(); ++I)
+    Vals[I] = floatBits(A.Val[I]);
+  P.Buffers.push_back(Buffer{"vals", "in", "f32", std::move(Vals), A.Val.size()});
+  P.Buffers.push_back(randomBuffer("x", "f32", A.Cols, R));
+  P.Buffers.push_back(outBuffer("y", "f32", A.Rows));
+  uint64_t Rows = A.Rows, Nnz = A.Col.size();
+  if (Kernel == "spmv_scalar") {
+    P.Launches.push_back(launch1D(Kernel, ceilDiv(Rows, 256), 256,
+                                  {val(Rows), buf(0), buf(1), buf(2), buf(3), buf(4)}));
+  } else if (Kernel == "spmv_vector") {
+    P.Launches.push_back(launch1D(Kernel, ceilDiv(Rows * 32, 128), 128,
+                                  {val(Rows), buf(0), buf(1), buf(2), buf(3), buf(4)}));
+  } else { // spmv_merge + fixup: a fixed number of merge items per thread
+    const unsigned Items = 32, B = 128;
+    uint64_t Threads = uint64_t(ceilDiv(Rows + Nnz, Items * B)) * B;
+    P.Buffers.push_back(outBuffer("carryRow", "s32", Threads));
+    P.Buffers.push_back(outBuffer("carryVal", "f32", Threads));
+    P.Launches.push_back(launch1D("spmv_merge", unsigned(Threads / B), B,
+                                  {val(Rows), val(Nnz), buf(0), buf(1), buf(2), buf(3), buf(4),
+                                   val(Items), buf(5), buf(6)}));
+    P.Launches.push_back(launch1D("spmv_merge_fixup", ceilDiv(Threads, B), B,
+                                  {val(Rows), val(Threads), buf(5), buf(6), buf(4)}));
+  }
+  return P;
+}
+
+/// The large problem of one timing spec (the manifest's "timing" list).
+Problem timingProblem(const Json &S, Rng &R, std::string &Label) {
+  const std::string Case = S["case"].S, Gen = S["generator"].S;
+  Problem P;
+  P.Name = Case;
+  auto Num = [&](const char *K) { return uint64_t(S[K].integer()); };
+  if (Gen == "vector") {
+    uint64_t N = Num("n");
+    Label = "n=" + std::to_string(N);
+    unsigned Grid = ceilDiv(N, 256), Persistent = 132 * 8;
+    if (Case == "vadd") {
+      P.Buffers = {randomBuffer("a", "f32", N, R), randomBuffer("b", "f32", N, R),
+                   outBuffer("c", "f32", N)};
+      P.Launches = {launch1D(Case, Grid, 256, {buf(0), buf(1), buf(2), val(N)})};
+    } else if (Case == "saxpy") {
+      P.Buffers = {randomBuffer("x", "f32", N, R), randomBuffer("y", "f32", N, R)};
+      P.Buffers[1].Role = "inout";
+      P.Launches = {launch1D(Case, Grid, 256, {val(N), val(floatBits(2.5f)), buf(0), buf(1)})};
+    } else if (Case == "block_reduce") {
+      P.Buffers = {randomBuffer("in", "f32", N, R), outBuffer("partial", "f32", Persistent)};
+      P.Launches = {launch1D(Case, Persistent, 256, {buf(0), buf(1), val(N)})};
+    } else if (Case == "warp_reduce") {
+      P.Buffers = {randomBuffer("in", "u32", N, R), randomBuffer("total", "u32", 1, R)};
+      P.Buffers[1].Role = "inout";
+      P.Launches = {launch1D(Case, Persistent, 256, {buf(0), buf(1), val(N)})};
+    } else if (Case == "histogram") {
+      P.Buffers = {randomBuffer("in", "u32", N, R), randomBuffer("bins", "u32", 256, R)};
+      P.Buffers[1].Role = "inout";
+      P.Launches = {launch1D(Case, Persistent, 256, {buf(0), buf(1), val(N)})};
+    } else if (Case == "hash64") {
+      P.Buffers = {randomBuffer("keys", "u32", N, R), outBuffer("out", "u32", 2 * N)};
+      P.Launches = {launch1D(Case, Grid, 256, {buf(0), buf(1), val(N), val(0x9e3779b9u),
+                                               val(0x7f4a7c15u)})};
+    } else if (Case == "divergent") {
+      P.Buffers = {randomBuffer("in", "u32", N, R), outBuffer("out", "u32", N)};
+      P.Launches = {launch1D(Case, ceilDiv(N, 128), 128, {buf(0), buf(1), val(N)})};
+    } else {
+      throw std::runtime_error("timing spec: generator 'vector' does not know case '" + Case +
+                               "'");
+    }
+  } else if (Gen == "grid2d") {
+    uint64_t W = Num("width"), H = Num("height");
+    Label = std::to_string(W) + "x" + std::to_string(H);
+    P.Buffers = {randomBuffer("in", "f32", W * H, R), outBuffer("out", "f32", W * H)};
+    Launch L;
+    L.Kernel = Case;
+    L.Block[0] = 32;
+    L.Block[1] = 8;
+    if (Case == "stencil5") {
+      L.Grid[0] = ceilDiv(W, 32);
+      L.Grid[1] = ceilDiv(H, 8);
+      L.Args = {buf(0), buf(1), val(W), val(H), val(floatBits(0.5f)), val(floatBits(0.125f))};
+    } else if (Case == "transpose") { // rows = H, cols = W
+      L.Grid[0] = ceilDiv(W, 32);
+      L.Grid[1] = ceilDiv(H, 32);
+      L.Args = {buf(0), buf(1), val(H), val(W)};
+    } else {
+      throw std::runtime_error("timing spec: generator 'grid2d' does not know '" + Case + "'");
+    }
+    P.Launches = {L};
+  } else if (Gen == "gemm") {
+    uint64_t M = Num("m"), N = Num("n"), K = Num("k");
+    Label = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+    P.Buffers = {randomBuffer("A", "f32", M * K, R), randomBuffer("B", "f32", K * N, R),
+                 outBuffer("C", "f32", M * N)};
+    Launch L;
+    L.Kernel = Case;
+    L.Grid[0] = ceilDiv(N, 16);
+    L.Grid[1] = ceilDiv(M, 16);
+    L.Block[0] = L.Block[1] = 16;
+    L.Args = {buf(0), buf(1), buf(2), val(M), val(N), val(K)};
+    P.Launches = {L};
+  } else if (Gen == "rows") {
+    uint64_t Rows = Num("rows"), Cols = Num("cols");
+    Label = std::to_string(Rows) + "x" + std::to_string(Cols);
+    P.Buffers = {randomBuffer("in", "f32", Rows * Cols, R, -8, 8),
+                 outBuffer("out", "f32", Rows * Cols)};
+    P.Launches = {launch1D(Case, unsigned(Rows), 128, {buf(0), buf(1), val(Cols)}, 128 * 4)};
+  } else {
+    throw std::runtime_error("timing spec: unknown generator '" + Gen + "'");
+  }
+  return P;
+}
+
+/// The synthetic matrix of a "csr" timing spec.
+Csr syntheticFromSpec(const Json &S, Rng &R) {
+  const std::string Kind = S["matrix"].S;
+  uint64_t Rows = uint64_t(S["rows"].integer());
+  if (Kind == "uniform")
+    return uniformCsr(Rows, unsigned(S["nnz_per_row"].integer()), R);
+  if (Kind == "powerlaw")
+    return powerLawCsr(Rows, double(S["nnz_per_row"].N), S["exponent"].N, R);
+  if (Kind == "banded")
+    return bandedCsr(Rows, unsigned(S["bandwidth"].integer()), R);
+  throw std::runtime_error("timing spec: unknown matrix '" + Kind + "'");
+}
+
+//===--- Timing ---------------------------------------------------------------===//
+
+struct Timing {
+  double MedianMs = 0, MinMs = 0, MaxMs = 0;
+  int Reps = 0;
+};
+
+std::string timingJson(const Timing &T) {
+  return "{\"median_ms\":" + number(T.MedianMs) + ",\"min_ms\":" + number(T.MinMs) +
+         ",\"max_ms\":" + number(T.MaxMs) + ",\"reps\":" + std::to_string(T.Reps) + "}";
+}
+
+/// Median over \p Reps of \p Body's GPU time between two events, after
+/// three warm-up calls.
+template <typename Fn> Timing timeIt(Gpu &G, int Reps, Fn Body) {
+  for (int I = 0; I < 3; ++I)
+    Body();
+  G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", "warm-up");
+  std::vector<double> Ms;
+  for (int I = 0; I < Reps; ++I) {
+    G.check(G.Api.cuEventRecord(G.Start, nullptr), "cuEventRecord", "timer");
+    Body();
+    G.check(G.Api.cuEventRecord(G.Stop, nullptr), "cuEventRecord", "timer");
+    G.check(G.Api.cuEventSynchronize(G.Stop), "cuEventSynchronize", "a timed run");
+    float T = 0;
+    G.check(G.Api.cuEventElapsedTime(&T, G.Start, G.Stop), "cuEventElapsedTime", "timer");
+    Ms.push_back(T);
+  }
+  std::sort(Ms.begin(), Ms.end());
+  Timing T;
+  T.Reps = Reps;
+  T.MinMs = Ms.front();
+  T.MaxMs = Ms.back();
+  T.MedianMs = Reps % 2 ? Ms[Reps / 2] : 0.5 * (Ms[Reps / 2 - 1] + Ms[Reps / 2]);
+  return T;
+}
+
+/// Largest |a - b| / max(|b|, 1e-3) over the f32 outputs of two runs: the
+/// large problems have no CPU reference, so ours and llc's are held to
+/// nvcc's.
+double maxRelDifference(const std::vector<uint32_t> &A, const std::vector<uint32_t> &B,
+                        bool Float) {
+  double Worst = 0;
+  for (size_t I = 0; I < A.size() && I < B.size(); ++I) {
+    if (!Float) {
+      Worst = std::max(Worst, A[I] == B[I] ? 0.0 : 1.0);
+      continue;
+    }
+    double X = bitsFloat(A[I]), Y = bitsFloat(B[I]);
+    double D = std::fabs(X - Y) / std::max(std::fabs(Y), 1e-3);
+    Worst = std::max(Worst, std::isfinite(D) ? D : 1e30);
+  }
+  return Worst;
+}
+
+//===--- cuSPARSE -------------------------------------------------------------===//
+
+#if TANDEM_HAVE_CUSPARSE
+/// cusparseSpMV with CSR_ALG1 and CSR_ALG2 on \p A (already on the device in
+/// \p D: rowPtr, colIdx, vals, x, y = buffers 0..4).
+std::string cusparseJson(Gpu &G, const Csr &A, DeviceProblem &D, int Reps) {
+  cusparseHandle_t H = nullptr;
+  if (cusparseCreate(&H) != CUSPARSE_STATUS_SUCCESS)
+    return "{\"error\":\"cusparseCreate failed\"}";
+  cusparseSpMatDescr_t M = nullptr;
+  cusparseDnVecDescr_t X = nullptr, Y = nullptr;
+  cusparseCreateCsr(&M, int64_t(A.Rows), int64_t(A.Cols), int64_t(A.Col.size()),
+                    reinterpret_cast<void *>(D.Buffers[0].Ptr),
+                    reinterpret_cast<void *>(D.Buffers[1].Ptr),
+                    reinterpret_cast<void *>(D.Buffers[2].Ptr), CUSPARSE_INDEX_32I,
+                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+  cusparseCreateDnVec(&X, int64_t(A.Cols), reinterpret_cast<void *>(D.Buffers[3].Ptr),
+                      CUDA_R_32F);
+  cusparseCreateDnVec(&Y, int64_t(A.Rows), reinterpret_cast<void *>(D.Buffers[4].Ptr),
+                      CUDA_R_32F);
+  float Alpha = 1, Beta = 0;
+  std::string Out = "{";
+  const std::pair<cusparseSpMVAlg_t, const char *> Algs[] = {{CUSPARSE_SPMV_CSR_ALG1, "csr_alg1"},
+                                                             {CUSPARSE_SPMV_CSR_ALG2, "csr_alg2"}};
+  for (const auto &[Alg, Name] : Algs) {
+    size_t Bytes = 0;
+    cusparseSpMV_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, M, X, &Beta, Y,
+                            CUDA_R_32F, Alg, &Bytes);
+    DeviceBuffer Work(G, std::max<size_t>(Bytes, 4), "cuSPARSE workspace");
+    void *W = reinterpret_cast<void *>(Work.Ptr);
+    cusparseStatus_t St = CUSPARSE_STATUS_SUCCESS;
+    Timing T = timeIt(G, Reps, [&] {
+      St = cusparseSpMV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, M, X, &Beta, Y, CUDA_R_32F,
+                        Alg, W);
+    });
+    Out += std::string(Out.size() > 1 ? "," : "") + "\"" + Name + "\":" +
+           (St == CUSPARSE_STATUS_SUCCESS ? timingJson(T)
+                                          : "{\"error\":" + quote(cusparseGetErrorString(St)) +
+                                                "}");
+  }
+  cusparseDestroyDnVec(X);
+  cusparseDestroyDnVec(Y);
+  cusparseDestroySpMat(M);
+  cusparseDestroy(H);
+  return Out + "}";
+}
+#endif
+
+//===--- The run --------------------------------------------------------------===//
+
+struct Options {
+  std::string Bundle, NvccDir, Out;
+  int Reps = 25;
+  std::vector<std::string> Only;
+  bool Timing = true;
+};
+
+const char *const VariantNames[] = {"ours", "nvcc", "llc"};
+
+std::string nvidiaSmi() {
+  std::string Text;
+  if (FILE *P = popen("nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,"
+                      "clocks.max.sm,temperature.gpu,power.draw,pstate --format=csv,noheader "
+                      "2>/dev/null",
+                      "r")) {
+    char Buf[512];
+    while (fgets(Buf, sizeof(Buf), P))
+      Text += Buf;
+    pclose(P);
+  }
+  while (!Text.empty() && (Text.back() == '\n' || Text.back() == '\r'))
+    Text.pop_back();
+  return Text.empty() ? "nvidia-smi not available" : Text;
+}
+
+/// Each variant's PTX text for \p Case (empty where the file is missing).
+std::vector<std::string> variantPtx(const Options &O, const Json &C) {
+  std::vector<std::string> Ptx(3);
+  const Json &V = C["variants"];
+  Ptx[0] = readFile(O.Bundle + "/" + V["ours"].S);
+  std::string Nvcc = O.NvccDir + "/" + C["name"].S + "/nvcc.ptx";
+  if (!O.NvccDir.empty() && fileExists(Nvcc))
+    Ptx[1] = readFile(Nvcc);
+  if (V.has("llc"))
+    Ptx[2] = readFile(O.Bundle + "/" + V["llc"].S);
+  return Ptx;
+}
+
+struct Row {
+  std::string Kernel, Size;
+  double Ms[3] = {NAN, NAN, NAN};
+};
+
+void printTable(const std::vector<Row> &Rows) {
+  std::printf("\n%-16s %-34s %10s %10s %10s %10s\n", "kernel", "size", "ours ms", "nvcc ms",
+              "llc ms", "ours/nvcc");
+  double LogSum = 0;
+  int N = 0;
+  for (const Row &R : Rows) {
+    double Ratio = R.Ms[0] / R.Ms[1];
+    std::printf("%-16s %-34.34s %10.4f %10.4f %10.4f %10.3f\n", R.Kernel.c_str(), R.Size.c_str(),
+                R.Ms[0], R.Ms[1], R.Ms[2], Ratio);
+    if (std::isfinite(Ratio) && Ratio > 0) {
+      LogSum += std::log(Ratio);
+      ++N;
+    }
+  }
+  if (N)
+    std::printf("geometric mean ours/nvcc over %d rows: %.3f\n", N, std::exp(LogSum / N));
+}
+
+int run(const Options &O) {
+  Json Manifest = JsonParser(readFile(O.Bundle + "/manifest.json")).parse();
+  Gpu G;
+  std::string Why;
+  if (!G.open(Why)) {
+    std::cerr << "tandem-gpu-runner: no GPU: " << Why << "\n";
+    return 3;
+  }
+  std::ostringstream J; // the results file
+  J << "{\"gpu\":" << G.infoJson() << ",\"nvidia_smi_before\":" << quote(nvidiaSmi())
+    << ",\"reps\":" << O.Reps << ",\"cases\":[";
+  std::vector<Row> Table;
+  bool AllCorrect = true;
+  auto Wanted = [&](const std::string &Name) {
+    return O.Only.empty() || std::find(O.Only.begin(), O.Only.end(), Name) != O.Only.end();
+  };
+
+  // 1 + 2: every case's own problem, each variant checked and timed.
+  bool FirstCase = true;
+  for (const Json &C : Manifest["cases"].A) {
+    const std::string Name = C["name"].S;
+    if (!Wanted(Name))
+      continue;
+    J << (FirstCase ? "" : ",") << "{\"name\":" << quote(Name);
+    FirstCase = false;
+    Row R{Name, "suite: " + C["size"].S, {NAN, NAN, NAN}};
+    try {
+      Problem P = problemFromManifest(C, O.Bundle);
+      std::vector<std::string> Ptx = variantPtx(O, C);
+      J << ",\"size\":" << quote(P.Size) << ",\"variants\":{";
+      bool FirstVariant = true;
+      for (int V = 0; V < 3; ++V) {
+        if (Ptx[V].empty())
+          continue;
+        J << (FirstVariant ? "" : ",") << "\"" << VariantNames[V] << "\":{";
+        FirstVariant = false;
+        try {
+          PtxModule M(G, Ptx[V], Name + "/" + VariantNames[V]);
+          DeviceProblem D(G, P);
+          D.launchAll(M);
+          G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", Name + " " + VariantNames[V]);
+          CheckResult CR = checkOutputs(D, P);
+          if (V == 0 && !CR.Passed)
+            AllCorrect = false;
+          J << "\"correct\":" << (CR.Passed ? "true" : "false")
+            << ",\"mismatches\":" << CR.Mismatches << ",\"max_rel_error\":"
+            << number(CR.MaxRelError) << ",\"message\":" << quote(CR.Message);
+          if (O.Timing) {
+            Timing T = timeIt(G, O.Reps, [&] { D.launchAll(M); });
+            J << ",\"time\":" << timingJson(T);
+            R.Ms[V] = T.MedianMs;
+          }
+        } catch (const std::exception &E) {
+          if (V == 0)
+            AllCorrect = false;
+          J << "\"correct\":false,\"error\":" << quote(E.what());
+          std::cerr << Name << " (" << VariantNames[V] << "): " << E.what() << "\n";
+        }
+        J << "}";
+      }
+      J << "}";
+    } catch (const std::exception &E) {
+      AllCorrect = false;
+      J << ",\"error\":" << quote(E.what());
+      std::cerr << Name << ": " << E.what() << "\n";
+    }
+    J << "}";
+    Table.push_back(R);
+  }
+  J << "],\"timing\":[";
+
+  // 2 (large) + 3: the timing specs, then the real matrices.
+  Rng Random(0x5eed);
+  bool FirstSpec = true;
+  auto TimeProblem = [&](const Problem &P, const Json &Case, const std::string &Label,
+                         const Csr *Matrix) {
+    J << (FirstSpec ? "" : ",") << "{\"case\":" << quote(P.Name) << ",\"size\":" << quote(Label);
+    FirstSpec = false;
+    Row R{P.Name, Label, {NAN, NAN, NAN}};
+    std::vector<std::string> Ptx = variantPtx(O, Case);
+    std::vector<std::vector<uint32_t>> Outputs(3);
+    size_t OutIndex = 0;
+    for (size_t I = 0; I < P.Buffers.size(); ++I)
+      if (P.Buffers[I].Role != "in") {
+        OutIndex = I;
+        break;
+      }
+    bool FloatOut = P.Buffers[OutIndex].Type == "f32";
+    J << ",\"variants\":{";
+    bool FirstVariant = true;
+    std::unique_ptr<DeviceProblem> Keep; // for cuSPARSE, on the same buffers
+    for (int V : {1, 0, 2}) { // nvcc first: the others are compared with it
+      if (Ptx[V].empty())
+        continue;
+      J << (FirstVariant ? "" : ",") << "\"" << VariantNames[V] << "\":";
+      FirstVariant = false;
+      try {
+        PtxModule M(G, Ptx[V], P.Name + "/" + VariantNames[V]);
+        auto D = std::make_unique<DeviceProblem>(G, P);
+        D->launchAll(M);
+        G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", P.Name);
+        Outputs[V] = D->read(OutIndex, false);
+        Timing T = timeIt(G, O.Reps, [&] { D->launchAll(M); });
+        R.Ms[V] = T.MedianMs;
+        J << "{\"time\":" << timingJson(T);
+        if (V != 1 && !Outputs[1].empty())
+          J << ",\"max_rel_diff_vs_nvcc\":"
+            << number(maxRelDifference(Outputs[V], Outputs[1], FloatOut));
+        J << "}";
+        if (V == 0)
+          Keep = std::move(D);
+      } catch (const std::exception &E) {
+        J << "{\"error\":" << quote(E.what()) << "}";
+        std::cerr << P.Name << " " << Label << " (" << VariantNames[V] << "): " << E.what()
+                  << "\n";
+      }
+    }
+    J << "}";
+#if TANDEM_HAVE_CUSPARSE
+    if (Matrix && Keep && P.Name == "spmv_scalar")
+      J << ",\"cusparse\":" << cusparseJson(G, *Matrix, *Keep, O.Reps);
+#else
+    (void)Matrix;
+    if (Matrix)
+      J << ",\"cusparse\":\"not built (no cuSPARSE where the runner was built)\"";
+#endif
+    J << "}";
+    Table.push_back(R);
+  };
+  auto CaseJson = [&](const std::string &Name) -> const Json * {
+    for (const Json &C : Manifest["cases"].A)
+      if (C["name"].S == Name)
+        return &C;
+    return nullptr;
+  };
+  if (O.Timing) {
+    for (const Json &S : Manifest["timing"].A) {
+      const Json *C = CaseJson(S["case"].S);
+      if (!C || !Wanted(S["case"].S))
+        continue;
+      try {
+        if (S["generator"].S == "csr") { // one matrix for our kernels and cuSPARSE
+          Csr A = syntheticFromSpec(S, Random);
+          Problem P = spmvProblem(S["case"].S, A, Random);
+          P.Name = S["case"].S;
+          TimeProblem(P, *C,
+                      S["matrix"].S + " " + std::to_string(A.Rows) + "r " +
+                          std::to_string(A.Col.size()) + "nz",
+                      &A);
+          continue;
+        }
+        std::string Label;
+        Problem P = timingProblem(S, Random, Label);
+        TimeProblem(P, *C, Label, nullptr);
+      } catch (const std::exception &E) {
+        std::cerr << "timing " << S["case"].S << ": " << E.what() << "\n";
+      }
+    }
+    // Real matrices: each of our CSR kernels, and cuSPARSE.
+    for (const Json &F : Manifest["matrices"].A) {
+      try {
+        Csr A = readMatrixMarket(O.Bundle + "/" + F.S);
+        std::string Base = F.S.substr(F.S.find_last_of('/') + 1);
+        for (const char *K : {"spmv_scalar", "spmv_vector", "spmv_merge"}) {
+          const char *CaseName = std::string(K) == "spmv_merge" ? "spmv_balanced" : K;
+          const Json *C = CaseJson(CaseName);
+          if (!C || !Wanted(CaseName))
+            continue;
+          Problem P = spmvProblem(K, A, Random);
+          P.Name = K;
+          TimeProblem(P, *C,
+                      Base + " " + std::to_string(A.Rows) + "r " + std::to_string(A.Col.size()) +
+                          "nz",
+                      &A);
+        }
+      } catch (const std::exception &E) {
+        std::cerr << F.S << ": " << E.what() << "\n";
+      }
+    }
+  }
+  J << "],\"nvidia_smi_after\":" << quote(nvidiaSmi()) << ",\"all_correct\":"
+    << (AllCorrect ? "true" : "false") << "}\n";
+  std::ofstream(O.Out) << J.str();
+  std::cout << "results: " << O.Out << "\n";
+  printTable(Table);
+  std::printf("correctness (ours, every suite case): %s\n", AllCorrect ? "PASS" : "FAIL");
+  return AllCorrect ? 0 : 1;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  Options O;
+  for (int I = 1; I < Argc; ++I) {
+    std::string A = Argv[I];
+    auto Next = [&]() -> std::string {
+      if (I + 1 >= Argc)
+        throw std::runtime_error(A + " needs a value");
+      return Argv[++I];
+    };
+    try {
+      if (A == "--nvcc-dir")
+        O.NvccDir = Next();
+      else if (A == "--out")
+        O.Out = Next();
+      else if (A == "--reps")
+        O.Reps = std::max(20, std::stoi(Next()));
+      else if (A == "--only")
+        O.Only.push_back(Next());
+      else if (A == "--skip-timing")
+        O.Timing = false;
+      else if (A.rfind("-", 0) == 0 || !O.Bundle.empty())
+        throw std::runtime_error("unexpected argument '" + A + "'");
+      else
+        O.Bundle = A;
+    } catch (const std::exception &E) {
+      std::cerr << "tandem-gpu-runner: " << E.what()
+                << "\nusage: tandem-gpu-runner BUNDLE --out RESULTS.json [--nvcc-dir DIR] "
+                   "[--reps N] [--only CASE]... [--skip-timing]\n";
+      return 2;
+    }
+  }
+  if (O.Bundle.empty() || O.Out.empty()) {
+    std::cerr << "usage: tandem-gpu-runner BUNDLE --out RESULTS.json [--nvcc-dir DIR] "
+                 "[--reps N] [--only CASE]... [--skip-timing]\n";
+    return 2;
+  }
+  try {
+    return run(O);
+  } catch (const std::exception &E) {
+    std::cerr << "tandem-gpu-runner: " << E.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,387 @@
+//===- Report.cpp - The model-versus-device report: data and writers ------===//
+
+#include "Report.h"
+
+#include "Svg.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+using namespace llvm;
+
+namespace tandem::models {
+
+std::optional<double> ReportRow::errorPct() const {
+  if (!Measured || *Measured <= 0)
+    return std::nullopt;
+  return (Predicted - *Measured) / *Measured * 100.0;
+}
+
+double percentile(std::vector<double> V, double P) {
+  if (V.empty())
+    return 0;
+  std::sort(V.begin(), V.end());
+  size_t Rank = size_t(std::ceil(P / 100.0 * V.size()));
+  return V[std::clamp<size_t>(Rank, 1, V.size()) - 1];
+}
+
+std::vector<Accuracy> Report::accuracy(bool (*Filter)(const ReportRow &)) const {
+  std::vector<Accuracy> Out;
+  std::vector<std::string> Devices;
+  for (const ReportRow &Row : Rows)
+    if (!llvm::is_contained(Devices, Row.Device))
+      Devices.push_back(Row.Device);
+  for (const std::string &D : Devices) {
+    std::vector<double> Errors;
+    for (const ReportRow &Row : Rows)
+      if (Row.Device == D && (!Filter || Filter(Row)))
+        if (std::optional<double> E = Row.errorPct())
+          Errors.push_back(std::fabs(*E));
+    Accuracy A;
+    A.Device = D;
+    A.Rows = Errors.size();
+    A.MedianAbsErrorPct = percentile(Errors, 50);
+    A.P90AbsErrorPct = percentile(Errors, 90);
+    Out.push_back(A);
+  }
+  return Out;
+}
+
+std::string Report::summaryLine() const {
+  std::string S = "report:";
+  raw_string_ostream OS(S);
+  bool First = true;
+  for (const Accuracy &A : accuracy()) {
+    OS << (First ? " " : "; ") << A.Device;
+    if (A.Rows == 0)
+      OS << " no measured time (" << A.Device << " has no clock)";
+    else
+      OS << formatv(" median |error| {0:F1}%, p90 {1:F1}% ({2} rows)", A.MedianAbsErrorPct,
+                    A.P90AbsErrorPct, A.Rows);
+    First = false;
+  }
+  if (First)
+    OS << " no rows";
+  return S;
+}
+
+//===--- JSON ---------------------------------------------------------------===//
+
+namespace {
+
+json::Object breakdownJson(const Breakdown &B) {
+  return json::Object{{"compute", B.Compute},
+                      {"memory_bandwidth", B.MemoryBandwidth},
+                      {"memory_latency", B.MemoryLatency},
+                      {"synchronization", B.Synchronization},
+                      {"load_imbalance", B.LoadImbalance},
+                      {"launch", B.Launch}};
+}
+
+json::Value optional(std::optional<double> V) {
+  return V ? json::Value(*V) : json::Value(nullptr);
+}
+
+bool isTuned(const ReportRow &R) { return R.TunedOn; }
+bool isNotTunedSuite(const ReportRow &R) { return !R.TunedOn && R.Group == "suite"; }
+bool isSparseInput(const ReportRow &R) { return R.Group != "suite"; }
+
+} // namespace
+
+void writeJson(const Report &R, raw_ostream &OS) {
+  json::Array Rows;
+  for (const ReportRow &Row : R.Rows) {
+    json::Object Counters, Memory;
+    for (const auto &[K, V] : Row.Counters)
+      Counters[K] = int64_t(V);
+    Memory["l1_hits"] = int64_t(Row.ModelMemory.L1Hits);
+    Memory["l1_misses"] = int64_t(Row.ModelMemory.L1Misses);
+    Memory["dram_requests"] = int64_t(Row.ModelMemory.DramRequests);
+    Memory["dram_read_bytes"] = int64_t(Row.ModelMemory.DramReadBytes);
+    Memory["dram_write_bytes"] = int64_t(Row.ModelMemory.DramWriteBytes);
+    Rows.push_back(json::Object{
+        {"device", Row.Device},
+        {"workload", Row.Workload},
+        {"input", Row.Input},
+        {"group", Row.Group},
+        {"predicted", Row.Predicted},
+        {"measured", optional(Row.Measured)},
+        {"unit", Row.Unit},
+        {"error_pct", optional(Row.errorPct())},
+        {"bound", Row.Bound},
+        {"breakdown", breakdownJson(Row.Parts)},
+        {"model_inputs", Row.ModelInputs},
+        {"static_predicted", optional(Row.StaticPredicted)},
+        {"tuned_on", Row.TunedOn},
+        {"predicted_seconds", Row.Predicted / R.ClockHz},
+        {"counters", std::move(Counters)},
+        {"model_memory", std::move(Memory)},
+    });
+  }
+  json::Array Summary;
+  for (const Accuracy &A : R.accuracy())
+    Summary.push_back(json::Object{{"device", A.Device},
+                                   {"rows", int64_t(A.Rows)},
+                                   {"median_abs_error_pct", A.MedianAbsErrorPct},
+                                   {"p90_abs_error_pct", A.P90AbsErrorPct}});
+  json::Array Picks;
+  size_t Within = 0;
+  for (const SpmvPick &P : R.Picks) {
+    Within += P.within10();
+    Picks.push_back(json::Object{{"input", P.Input},
+                                 {"picked", P.Picked},
+                                 {"fastest", P.Fastest},
+                                 {"picked_measured", P.PickedMeasured},
+                                 {"fastest_measured", P.FastestMeasured},
+                                 {"within_10pct", P.within10()}});
+  }
+  json::Array Notes;
+  for (const std::string &N : R.Notes)
+    Notes.push_back(N);
+  json::Object Top{
+      {"schema_version", 1},
+      {"date", R.Date},
+      {"command", R.Command},
+      {"config", R.ConfigName},
+      {"clock_hz", R.ClockHz},
+      {"model_params", json::Object{{"queueing_weight", R.Params.QueueingWeight},
+                                    {"dependency_exposure", R.Params.DependencyExposure},
+                                    {"block_overhead_cycles", R.Params.BlockOverheadCycles},
+                                    {"barrier_cycles", R.Params.BarrierCycles},
+                                    {"launch_overhead_cycles", R.Params.LaunchOverheadCycles}}},
+      {"summary", std::move(Summary)},
+      {"spmv_picks", std::move(Picks)},
+      {"spmv_picks_within_10pct", json::Object{{"count", int64_t(Within)},
+                                               {"of", int64_t(R.Picks.size())}}},
+      {"notes", std::move(Notes)},
+      {"rows", std::move(Rows)},
+  };
+  OS << formatv("{0:2}", json::Value(std::move(Top))) << '\n';
+}
+
+//===--- Markdown -----------------------------------------------------------===//
+
+namespace {
+
+std::string pct(std::optional<double> V) {
+  return V ? formatv("{0:+0.0;-0.0}%", *V).str() : "-";
+}
+
+std::string cycles(std::optional<double> V) {
+  return V ? formatv("{0:N}", uint64_t(std::llround(*V))).str() : "-";
+}
+
+void accuracyTable(const Report &R, raw_ostream &OS) {
+  OS << "| rows | device | n | median \\|error\\| | p90 \\|error\\| |\n|---|---|---:|---:|---:|\n";
+  struct Sel {
+    const char *Name;
+    bool (*Filter)(const ReportRow &);
+  };
+  const Sel Sels[] = {{"all", nullptr},
+                      {"calibration kernels (tuned on)", isTuned},
+                      {"other suite kernels (not tuned on)", isNotTunedSuite},
+                      {"matrices and generated inputs (not tuned on)", isSparseInput}};
+  for (const Sel &S : Sels)
+    for (const Accuracy &A : R.accuracy(S.Filter))
+      if (A.Rows)
+        OS << formatv("| {0} | {1} | {2} | {3:F1}% | {4:F1}% |\n", S.Name, A.Device, A.Rows,
+                      A.MedianAbsErrorPct, A.P90AbsErrorPct);
+}
+
+} // namespace
+
+void writeMarkdown(const Report &R, raw_ostream &OS) {
+  OS << "# Tandem report\n\n"
+     << "Generated " << R.Date << " by `" << R.Command << "`, configuration `" << R.ConfigName
+     << "`. Cycles become seconds at an assumed " << R.ClockHz / 1e6
+     << " MHz. How to read this: docs/Report.md.\n\n"
+     << "**" << R.summaryLine() << "**\n\n## Accuracy\n\n";
+  accuracyTable(R, OS);
+  OS << "\n## Rows\n\n| device | workload | input | predicted | measured | error | bound | "
+        "compute | mem bw | mem lat | sync | imbalance | launch | inputs |\n"
+     << "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const ReportRow &Row : R.Rows)
+    OS << "| " << Row.Device << " | " << Row.Workload << (Row.TunedOn ? " (tuned on)" : "")
+       << " | " << Row.Input << " | " << cycles(Row.Predicted) << " | " << cycles(Row.Measured)
+       << " | " << pct(Row.errorPct()) << " | " << Row.Bound << " | "
+       << cycles(Row.Parts.Compute) << " | " << cycles(Row.Parts.MemoryBandwidth) << " | "
+       << cycles(Row.Parts.MemoryLatency) << " | " << cycles(Row.Parts.Synchronization)
+       << " | " << cycles(Row.Parts.LoadImbalance) << " | " << cycles(Row.Parts.Launch)
+       << " | " << Row.ModelInputs << " |\n";
+  if (!R.Picks.empty()) {
+    size_t Within = 0;
+    for (const SpmvPick &P : R.Picks)
+      Within += P.within10();
+    OS << "\n## SpMV variant picks\n\nThe model's pick was within 10% of the fastest "
+          "measured variant on "
+       << Within << " of " << R.Picks.size()
+       << " inputs.\n\n| input | picked | fastest | picked cycles | fastest cycles | within "
+          "10% |\n|---|---|---|---:|---:|---|\n";
+    for (const SpmvPick &P : R.Picks)
+      OS << "| " << P.Input << " | " << P.Picked << " | " << P.Fastest << " | "
+         << cycles(P.PickedMeasured) << " | " << cycles(P.FastestMeasured) << " | "
+         << (P.within10() ? "yes" : "no") << " |\n";
+  }
+  if (!R.Notes.empty()) {
+    OS << "\n## Notes\n\n";
+    for (const std::string &N : R.Notes)
+      OS << "- " << N << '\n';
+  }
+}
+
+//===--- HTML ---------------------------------------------------------------===//
+
+namespace {
+
+std::string shortInput(const ReportRow &Row) {
+  return Row.Group == "matrix" ? sys::path::filename(Row.Input).str() : Row.Input;
+}
+
+std::string rowLabel(const ReportRow &Row) {
+  return Row.Workload + (Row.Group == "suite" ? "" : " " + shortInput(Row));
+}
+
+} // namespace
+
+void writeHtml(const Report &R, raw_ostream &OS) {
+  OS << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Tandem report</title>\n"
+        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}"
+        "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
+        "padding:2px 6px;text-align:right}td:nth-child(-n+3){text-align:left}</style>"
+        "</head><body>\n<h1>Tandem report</h1>\n<p>"
+     << svg::escape(R.Date + " - " + R.Command + " - configuration " + R.ConfigName)
+     << "</p>\n<p><b>" << svg::escape(R.summaryLine()) << "</b></p>\n";
+
+  // Predicted against measured, one series per group.
+  std::vector<std::string> Groups;
+  std::vector<svg::Point> Scatter, Roof;
+  for (const ReportRow &Row : R.Rows) {
+    if (!Row.Measured)
+      continue;
+    auto It = llvm::find(Groups, Row.Group);
+    if (It == Groups.end())
+      It = Groups.insert(Groups.end(), Row.Group);
+    unsigned Series = unsigned(It - Groups.begin());
+    Scatter.push_back({*Row.Measured, Row.Predicted,
+                       rowLabel(Row) + ": " + pct(Row.errorPct()), Series});
+    double Bytes = double(Row.Counters.count("dram_read_bytes") ? Row.Counters.at("dram_read_bytes") : 0) +
+                   double(Row.Counters.count("dram_write_bytes") ? Row.Counters.at("dram_write_bytes") : 0);
+    if (Bytes > 0 && Row.FpuLaneOps > 0)
+      Roof.push_back({Row.FpuLaneOps / Bytes, Row.FpuLaneOps / *Row.Measured, rowLabel(Row),
+                      Series});
+  }
+  OS << "<h2>Predicted against measured</h2>\n"
+     << svg::scatterLogLog("simt model vs rtl (cycles; band: +-10%)", "measured cycles (rtl)",
+                           "predicted cycles (model)", Scatter, Groups);
+
+  // Per-matrix errors.
+  std::vector<std::string> Labels;
+  std::vector<double> Errors;
+  for (const ReportRow &Row : R.Rows)
+    if (Row.Group != "suite" && Row.errorPct()) {
+      Labels.push_back(rowLabel(Row));
+      Errors.push_back(*Row.errorPct());
+    }
+  if (!Labels.empty())
+    OS << "<h2>Error per matrix and variant</h2>\n"
+       << svg::bars("model error per input (dashed: +-10%)", Labels, Errors, "error %", 10);
+
+  // Roofline of the measured points.
+  if (!Roof.empty()) {
+    double Lanes = 0, Bw = 0;
+    for (const ReportRow &Row : R.Rows)
+      if (Row.Counters.count("peak_lane_ops_per_cycle")) {
+        Lanes = double(Row.Counters.at("peak_lane_ops_per_cycle"));
+        Bw = double(Row.Counters.at("peak_dram_bytes_per_cycle"));
+        break;
+      }
+    if (Lanes > 0 && Bw > 0)
+      OS << "<h2>Roofline (rtl, measured cycles and DRAM bytes)</h2>\n"
+         << svg::roofline("roofline: fp32 lane ops per cycle", Roof, Lanes, Bw);
+  }
+
+  // Stall breakdown from the rtl counters.
+  const std::vector<std::string> Stalls = {"issue", "stall_dependency", "stall_unit_busy",
+                                           "stall_memory", "stall_barrier",
+                                           "stall_no_ready_warp"};
+  std::vector<std::string> StallLabels;
+  std::vector<std::vector<double>> StallValues;
+  for (const ReportRow &Row : R.Rows) {
+    if (!Row.Counters.count("cycles"))
+      continue;
+    std::vector<double> V;
+    double Stalled = 0;
+    for (size_t I = 1; I < Stalls.size(); ++I) {
+      double S = Row.Counters.count(Stalls[I]) ? double(Row.Counters.at(Stalls[I])) : 0;
+      Stalled += S;
+      V.push_back(S);
+    }
+    V.insert(V.begin(), std::max(0.0, double(Row.Counters.at("cycles")) - Stalled));
+    StallLabels.push_back(rowLabel(Row));
+    StallValues.push_back(std::move(V));
+  }
+  if (!StallLabels.empty())
+    OS << "<h2>Where the rtl's cycles went (counters)</h2>\n"
+       << svg::stackedBars("rtl cycles by cause (share of the row's cycles)", StallLabels,
+                           Stalls, StallValues);
+
+  // The tables, as in report.md.
+  OS << "<h2>Rows</h2>\n<table><tr><th>device</th><th>workload</th><th>input</th>"
+        "<th>predicted</th><th>measured</th><th>error</th><th>bound</th><th>inputs</th></tr>\n";
+  for (const ReportRow &Row : R.Rows)
+    OS << "<tr><td>" << svg::escape(Row.Device) << "</td><td>"
+       << svg::escape(Row.Workload + (Row.TunedOn ? " (tuned on)" : "")) << "</td><td>"
+       << svg::escape(shortInput(Row)) << "</td><td>" << cycles(Row.Predicted) << "</td><td>"
+       << cycles(Row.Measured) << "</td><td>" << pct(Row.errorPct()) << "</td><td>"
+       << svg::escape(Row.Bound) << "</td><td>" << svg::escape(Row.ModelInputs)
+       << "</td></tr>\n";
+  OS << "</table>\n";
+  if (!R.Picks.empty()) {
+    OS << "<h2>SpMV variant picks</h2>\n<table><tr><th>input</th><th>picked</th><th>fastest</th>"
+          "<th>within 10%</th></tr>\n";
+    for (const SpmvPick &P : R.Picks)
+      OS << "<tr><td>" << svg::escape(sys::path::filename(P.Input).str()) << "</td><td>"
+         << svg::escape(P.Picked) << "</td><td>" << svg::escape(P.Fastest) << "</td><td>"
+         << (P.within10() ? "yes" : "no") << "</td></tr>\n";
+    OS << "</table>\n";
+  }
+  if (!R.Notes.empty()) {
+    OS << "<h2>Notes</h2>\n<ul>\n";
+    for (const std::string &N : R.Notes)
+      OS << "<li>" << svg::escape(N) << "</li>\n";
+    OS << "</ul>\n";
+  }
+  OS << "</body></html>\n";
+}
+
+Error writeReportFiles(const Report &R, StringRef Dir) {
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return createStringError(EC, "cannot create the output folder '" + Dir + "': " +
+                                     EC.message());
+  struct File {
+    const char *Name;
+    void (*Write)(const Report &, raw_ostream &);
+  };
+  for (const File &F : {File{"report.json", writeJson}, File{"report.md", writeMarkdown},
+                        File{"report.html", writeHtml}}) {
+    SmallString<256> Path(Dir);
+    sys::path::append(Path, F.Name);
+    if (Error E = writeToOutput(Path, [&](raw_ostream &OS) {
+          F.Write(R, OS);
+          return Error::success();
+        }))
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot write '" + Path + "': " + toString(std::move(E)));
+  }
+  return Error::success();
+}
+
+} // namespace tandem::models

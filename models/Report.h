@@ -1,0 +1,94 @@
+//===- Report.h - The model-versus-device report: data and writers -*- C++ -*-===//
+//
+// What `tandem report` writes into its output folder (docs/Report.md):
+//   report.json  top-level "rows": one row per device x workload x input
+//                (device, workload, input, predicted, measured, unit,
+//                error_pct, bound, breakdown, model_inputs, ...), plus the
+//                SpMV variant picks and the summary per device;
+//   report.md    the same as tables;
+//   report.html  self-contained (inline SVG, no script): predicted against
+//                measured, roofline, per-matrix errors, stall breakdowns.
+// Every file is written to a temporary name and renamed (llvm::writeToOutput),
+// so a reader never sees half a report.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "SimtModel.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tandem::models {
+
+struct ReportRow {
+  std::string Device;   ///< "rtl", "iss"
+  std::string Workload; ///< suite case or "spmv_scalar", "spmv_vector", "spmv_merge"
+  std::string Input;    ///< matrix file path, generator description, or suite size
+  std::string Group;    ///< "suite", "matrix", "generated"
+  std::string Unit = "cycles";
+  double Predicted = 0;
+  std::optional<double> Measured;     ///< absent where the device has no clock (iss)
+  std::optional<double> StaticPredicted; ///< a purely static estimate, where one exists
+  std::string Bound;
+  Breakdown Parts;
+  std::string ModelInputs = "iss-assisted"; ///< or "static"
+  bool TunedOn = false; ///< one of the calibration kernels
+  /// rtl stall counters (stall_dependency, ...) and memory counters, and the
+  /// model's memory estimate, for the plots and tables.
+  std::map<std::string, uint64_t> Counters;
+  MemoryEstimate ModelMemory;
+  double FpuLaneOps = 0; ///< fp32 lane operations (roofline)
+
+  /// (predicted - measured) / measured * 100; absent without a measurement.
+  std::optional<double> errorPct() const;
+};
+
+/// For one matrix: the SpMV variant the model picks and the fastest measured.
+struct SpmvPick {
+  std::string Input;
+  std::string Picked, Fastest;
+  double PickedMeasured = 0, FastestMeasured = 0;
+  bool within10() const { return PickedMeasured <= FastestMeasured * 1.10; }
+};
+
+struct Accuracy {
+  std::string Device;
+  size_t Rows = 0;
+  double MedianAbsErrorPct = 0, P90AbsErrorPct = 0;
+};
+
+struct Report {
+  std::string Date, Command, ConfigName;
+  double ClockHz = AssumedClockHz;
+  ModelParams Params;
+  std::vector<ReportRow> Rows;
+  std::vector<SpmvPick> Picks;
+  std::vector<std::string> Notes; ///< what was skipped or cut, and why
+
+  /// Median and 90th percentile (nearest rank) |error_pct| per device over
+  /// rows with a measurement; \p Filter picks rows (null: all).
+  std::vector<Accuracy> accuracy(bool (*Filter)(const ReportRow &) = nullptr) const;
+  /// "report: rtl median |error| 3.1%, p90 9.8% (40 rows); ..." - the last line
+  /// `tandem report` prints.
+  std::string summaryLine() const;
+};
+
+/// Nearest-rank percentile \p P (0..100) of \p V (copied, sorted); 0 if empty.
+double percentile(std::vector<double> V, double P);
+
+void writeJson(const Report &R, llvm::raw_ostream &OS);
+void writeMarkdown(const Report &R, llvm::raw_ostream &OS);
+void writeHtml(const Report &R, llvm::raw_ostream &OS);
+
+/// Writes report.json, report.md and report.html into \p Dir (created if
+/// missing), each atomically.
+llvm::Error writeReportFiles(const Report &R, llvm::StringRef Dir);
+
+} // namespace tandem::models

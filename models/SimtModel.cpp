@@ -1,0 +1,217 @@
+//===- SimtModel.cpp - Analytic cycle model of the rtl SIMT core ----------===//
+//
+// See SimtModel.h for what is modelled and why; docs/Report.md for how to
+// read the numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SimtModel.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tandem::models {
+
+double WarpDemand::work() const {
+  return std::accumulate(Service.begin(), Service.end(), 0.0) + DependencyCycles + IssueCycles;
+}
+
+double Breakdown::total() const {
+  return Compute + MemoryBandwidth + MemoryLatency + Synchronization + LoadImbalance + Launch;
+}
+
+Breakdown &Breakdown::operator+=(const Breakdown &O) {
+  Compute += O.Compute;
+  MemoryBandwidth += O.MemoryBandwidth;
+  MemoryLatency += O.MemoryLatency;
+  Synchronization += O.Synchronization;
+  LoadImbalance += O.LoadImbalance;
+  Launch += O.Launch;
+  return *this;
+}
+
+std::string Breakdown::dominant() const {
+  const std::pair<double, const char *> Parts[] = {
+      {Compute, "compute"},
+      {MemoryBandwidth, "memory bandwidth"},
+      {MemoryLatency, "memory latency"},
+      {Synchronization, "synchronization"},
+      {LoadImbalance, "load imbalance"},
+      {Launch, "launch"}};
+  const auto *Best = std::max_element(std::begin(Parts), std::end(Parts),
+                                      [](auto &A, auto &B) { return A.first < B.first; });
+  return Best->second;
+}
+
+double mvaResponseTime(unsigned Customers, llvm::ArrayRef<double> Demand, double Delay) {
+  std::vector<double> Queue(Demand.size(), 0.0), Residence(Demand.size(), 0.0);
+  double Response = Delay + std::accumulate(Demand.begin(), Demand.end(), 0.0);
+  for (unsigned N = 1; N <= Customers; ++N) {
+    Response = Delay;
+    for (size_t K = 0; K < Demand.size(); ++K) {
+      Residence[K] = Demand[K] * (1.0 + Queue[K]);
+      Response += Residence[K];
+    }
+    if (Response <= 0)
+      return 0;
+    double Throughput = N / Response;
+    for (size_t K = 0; K < Demand.size(); ++K)
+      Queue[K] = Throughput * Residence[K];
+  }
+  return Response;
+}
+
+double concurrentCycles(unsigned Customers, llvm::ArrayRef<double> Demand, double Delay,
+                        double QueueingWeight) {
+  if (Customers == 0)
+    return 0;
+  // Bottleneck bound: the busiest station serves every customer, or one
+  // customer's own path (all stations plus its delay) if that is longer.
+  double Path = Delay + std::accumulate(Demand.begin(), Demand.end(), 0.0);
+  double Busiest = Demand.empty() ? 0 : *std::max_element(Demand.begin(), Demand.end());
+  double Bound = std::max(Path, Customers * Busiest);
+  double Mva = mvaResponseTime(Customers, Demand, Delay);
+  return Bound + QueueingWeight * std::max(0.0, Mva - Bound);
+}
+
+namespace {
+
+struct SegmentTotals {
+  std::array<double, NumStations> Service{};
+  double Delay = 0, Dram = 0, Work = 0;
+};
+
+double delayOf(const WarpDemand &W, const ModelParams &P) {
+  return W.DependencyCycles * P.DependencyExposure + W.IssueCycles;
+}
+
+double workOf(const WarpDemand &W, const ModelParams &P) {
+  return std::accumulate(W.Service.begin(), W.Service.end(), 0.0) + delayOf(W, P);
+}
+
+/// Splits \p Core cycles among compute, bandwidth and latency: the largest
+/// demand is the bound and gets its whole demand (up to Core); the time
+/// left is what the other parts failed to hide, shared in proportion.
+void attribute(double Core, const SegmentTotals &T, Breakdown &B) {
+  double Compute = T.Service[Datapath] + T.Service[IterativeUnit] + T.Delay;
+  double Bandwidth = std::min(T.Dram, T.Service[Lsu]);
+  double Latency = T.Service[Lsu] - Bandwidth;
+  std::array<double, 3> Demand = {Compute, Bandwidth, Latency};
+  std::array<double, 3> Part{};
+  size_t Max = std::max_element(Demand.begin(), Demand.end()) - Demand.begin();
+  Part[Max] = std::min(Core, Demand[Max]);
+  double Rest = Core - Part[Max];
+  double Others = 0;
+  for (size_t I = 0; I < 3; ++I)
+    if (I != Max)
+      Others += Demand[I];
+  for (size_t I = 0; I < 3; ++I)
+    if (I != Max)
+      Part[I] = Others > 0 ? Rest * Demand[I] / Others : 0;
+  if (Others <= 0)
+    Part[Max] += Rest;
+  B.Compute += Part[0];
+  B.MemoryBandwidth += Part[1];
+  B.MemoryLatency += Part[2];
+}
+
+} // namespace
+
+namespace {
+
+/// The totals of \p Warps and each warp's work.
+SegmentTotals totalsOf(llvm::ArrayRef<WarpDemand> Warps, const ModelParams &P,
+                       std::vector<double> &Works) {
+  SegmentTotals T;
+  Works.clear();
+  for (const WarpDemand &W : Warps) {
+    for (unsigned K = 0; K < NumStations; ++K)
+      T.Service[K] += W.Service[K];
+    T.Delay += delayOf(W, P);
+    T.Dram += W.DramChannelCycles;
+    Works.push_back(workOf(W, P));
+  }
+  T.Work = std::accumulate(Works.begin(), Works.end(), 0.0);
+  return T;
+}
+
+/// Cycles for one unit of work per warp with \p Customers warps, every warp
+/// having the mix of \p T.
+double cyclesPerWork(const SegmentTotals &T, unsigned Customers, const ModelParams &P) {
+  std::array<double, NumStations> UnitDemand;
+  for (unsigned K = 0; K < NumStations; ++K)
+    UnitDemand[K] = T.Service[K] / T.Work;
+  return concurrentCycles(Customers, UnitDemand, T.Delay / T.Work, P.QueueingWeight);
+}
+
+/// The block as if its warps all had the mean work.
+double balancedCycles(const SegmentTotals &T, size_t Warps, const ModelParams &P) {
+  if (T.Work <= 0 || Warps == 0)
+    return 0;
+  return (T.Work / Warps) * cyclesPerWork(T, unsigned(Warps), P);
+}
+
+/// Warps finish one by one: all run until the lightest is done, then one
+/// fewer, and so on.
+double phasedCycles(const SegmentTotals &T, std::vector<double> Works, const ModelParams &P) {
+  if (T.Work <= 0)
+    return 0;
+  std::sort(Works.begin(), Works.end());
+  double Phased = 0, Done = 0;
+  unsigned N = unsigned(Works.size());
+  for (unsigned I = 0; I < N; ++I) {
+    double Step = Works[I] - Done;
+    if (Step > 0)
+      Phased += Step * cyclesPerWork(T, N - I, P);
+    Done = Works[I];
+  }
+  return Phased;
+}
+
+} // namespace
+
+Prediction predictSegment(const SegmentProfile &S, const ModelParams &P) {
+  Prediction Out;
+  std::vector<double> Works;
+  SegmentTotals T = totalsOf(S.Warps, P, Works);
+  if (T.Work <= 0)
+    return Out;
+  double Balanced = balancedCycles(T, S.Warps.size(), P);
+  double Imbalance = std::max(0.0, phasedCycles(T, Works, P) - Balanced);
+  double Core = 0;
+  if (S.Windows.size() > 1) {
+    // Each window with its own mix; the imbalance stays the segment's.
+    for (const std::vector<WarpDemand> &Win : S.Windows) {
+      std::vector<double> WinWorks;
+      SegmentTotals WT = totalsOf(Win, P, WinWorks);
+      double C = balancedCycles(WT, Win.size(), P);
+      attribute(C, WT, Out.Parts);
+      Core += C;
+    }
+  } else {
+    Core = Balanced;
+    attribute(Core, T, Out.Parts);
+  }
+  Out.Parts.LoadImbalance = Imbalance;
+  Out.Cycles = Core + Imbalance;
+  Out.Bound = Out.Parts.dominant();
+  return Out;
+}
+
+Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P) {
+  Prediction Out;
+  for (const BlockProfile &B : L.Blocks) {
+    for (const SegmentProfile &S : B.Segments) {
+      Prediction Seg = predictSegment(S, P);
+      Out.Parts += Seg.Parts;
+    }
+    Out.Parts.Synchronization += B.Barriers * P.BarrierCycles;
+    Out.Parts.Launch += P.BlockOverheadCycles;
+  }
+  Out.Parts.Launch += P.LaunchOverheadCycles;
+  Out.Cycles = Out.Parts.total();
+  Out.Bound = Out.Parts.dominant();
+  return Out;
+}
+
+} // namespace tandem::models

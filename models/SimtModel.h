@@ -1,0 +1,172 @@
+//===- SimtModel.h - Analytic cycle model of the rtl SIMT core ---*- C++ -*-===//
+//
+// Predicts the cycles one launch takes on the `rtl` device (docs/RTL.md)
+// from the configuration, the generated latency/unit tables
+// (target/simt/SimtSchedule.td) and a per-warp profile of the launch
+// (LaunchProfile, built from an iss run by TraceProfile.h, or by hand in
+// tests). docs/Report.md explains the model; in short, what the RTL does and
+// how each part is modelled:
+//
+//   * Blocks run one after another on the one core: a launch is the sum of
+//     its blocks plus a fixed cost per block and per launch.
+//   * Inside a block, warps share two servers: the lane datapath (every
+//     non-memory warp instruction streams 32/LANES cycles over it; divides
+//     and square roots additionally hold the iterative unit) and the LSU,
+//     which serves ONE warp memory instruction at a time from address
+//     generation to the last response (so DRAM latency is hidden only by
+//     other warps' datapath work, never by other loads). A warp waits for
+//     its own memory instruction. That is a closed queueing network with one
+//     customer per warp: solved by exact mean value analysis (MVA), blended
+//     with the bottleneck bound by one fitted constant because the real
+//     service times are deterministic rather than exponential.
+//   * Warps with unequal work: the block is walked in phases as warps
+//     finish (fewer customers, less overlap); the excess over a balanced
+//     block is the load imbalance. Barriers cut a block into segments.
+//
+// Input invariants: demands are non-negative cycles; a LaunchProfile's
+// blocks hold at least one warp each. Guarantees: the breakdown's parts sum
+// to Cycles (to rounding), Bound names the largest part.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tandem/Config.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tandem::models {
+
+/// The model's service stations, in MVA order.
+enum Station : unsigned { Datapath = 0, IterativeUnit = 1, Lsu = 2, NumStations = 3 };
+
+/// What one warp asks of the core in one barrier segment, in cycles.
+struct WarpDemand {
+  /// Service demand per station: datapath (CPW per non-memory warp
+  /// instruction), iterative unit, LSU (the LSU cost model's cycles).
+  std::array<double, NumStations> Service{};
+  /// Cycles this warp cannot issue for reasons no other warp causes:
+  /// scoreboard latency beyond the datapath's streaming time, the issue
+  /// cycle of memory instructions. Scaled by ModelParams::DependencyExposure
+  /// for the datapath part (not every next instruction depends on the last).
+  double DependencyCycles = 0;
+  double IssueCycles = 0;
+  /// Of Service[Lsu]: cycles a DRAM channel was busy (bandwidth) for this
+  /// warp's requests.
+  double DramChannelCycles = 0;
+
+  double work() const;
+};
+
+/// The warps of one block between two barriers.
+struct SegmentProfile {
+  std::vector<WarpDemand> Warps;
+  /// The same demands cut by instruction count: Windows[K][I] is a warp's
+  /// K-th window of WindowInstructions warp instructions (warps run nearly
+  /// in step under the rtl's schedulers). A block's start is LSU-bound
+  /// (every warp loads its parameters) while its middle may be
+  /// datapath-bound; averaging the two would hide the start. Empty: one
+  /// window, the whole segment.
+  std::vector<std::vector<WarpDemand>> Windows;
+};
+
+/// Warp instructions per window (SegmentProfile::Windows). Chosen among 16,
+/// 32 and 64 by the calibration kernels' error after refitting (2026-12-01:
+/// rms relative error 1.0%, 0.5%, 1.0%).
+constexpr unsigned WindowInstructions = 32;
+
+struct BlockProfile {
+  std::vector<SegmentProfile> Segments;
+  /// Barrier releases in the block (segments - 1 when every warp reaches
+  /// every barrier).
+  unsigned Barriers = 0;
+};
+
+/// Memory-system figures the profile predicts (compared with the rtl's
+/// counters in the report).
+struct MemoryEstimate {
+  uint64_t L1Hits = 0, L1Misses = 0;
+  uint64_t DramRequests = 0, DramReadBytes = 0, DramWriteBytes = 0;
+};
+
+struct LaunchProfile {
+  std::string Kernel;
+  std::vector<BlockProfile> Blocks;
+  MemoryEstimate Memory;
+  uint64_t WarpInstructions = 0;
+  uint64_t ThreadInstructions = 0;
+  uint64_t FpuThreadInstructions = 0; ///< for the roofline (flops ~ fpu lane ops)
+};
+
+/// The model's constants. Defaults are derived from the RTL (docs/RTL.md);
+/// the two marked "fitted" were fitted on the calibration kernels listed in
+/// docs/Report.md and are then frozen for every other kernel and matrix.
+struct ModelParams {
+  /// Weight between the bottleneck bound (0) and exponential MVA (1): the
+  /// real service times are deterministic, queues shorter. Fitted
+  /// (`tandem report --fit`, 2026-12-01): 0, the bound, once the windows
+  /// (SegmentProfile::Windows) separate the phases of a block.
+  double QueueingWeight = 0.0;
+  /// Fraction of the datapath's scoreboard latency a warp exposes (the next
+  /// instruction depends on the last). Fitted (same run): 1, every
+  /// instruction waits for the one before; compiled code is mostly chains.
+  double DependencyExposure = 1.0;
+  /// Block start, the first fetch, the last exit draining: per block.
+  double BlockOverheadCycles = 8;
+  /// A barrier: the last arrival's issue and the release.
+  double BarrierCycles = 2;
+  /// Per launch, beyond its blocks.
+  double LaunchOverheadCycles = 0;
+};
+
+/// The six parts of a prediction, in cycles; they sum to Prediction::Cycles.
+struct Breakdown {
+  double Compute = 0;          ///< datapath and iterative unit busy
+  double MemoryBandwidth = 0;  ///< DRAM channel busy
+  double MemoryLatency = 0;    ///< LSU time beyond bandwidth, not hidden
+  double Synchronization = 0;  ///< barriers
+  double LoadImbalance = 0;    ///< unequal warps (and blocks) vs a balanced block
+  double Launch = 0;           ///< per-block and per-launch fixed costs
+
+  double total() const;
+  Breakdown &operator+=(const Breakdown &O);
+  /// The largest part's name: "compute", "memory bandwidth", "memory
+  /// latency", "synchronization", "load imbalance", "launch".
+  std::string dominant() const;
+};
+
+struct Prediction {
+  double Cycles = 0;
+  Breakdown Parts;
+  std::string Bound;
+  /// Cycles at the given clock.
+  double seconds(double ClockHz) const { return Cycles / ClockHz; }
+};
+
+/// The clock the report assumes to turn cycles into seconds (the RTL has
+/// no clock of its own; 500 MHz is a plausible FPGA/ASIC figure).
+constexpr double AssumedClockHz = 500e6;
+
+/// Exact MVA of a closed network: \p Customers warps, each asking
+/// \p Demand cycles of every queueing station per job and \p Delay cycles
+/// at a delay (no queue) station. Returns the response time of one job
+/// (all customers start together, so the time for all of them).
+double mvaResponseTime(unsigned Customers, llvm::ArrayRef<double> Demand, double Delay);
+
+/// Cycles for \p Customers identical warps each asking \p Demand/\p Delay,
+/// blended between the bottleneck bound and MVA by \p QueueingWeight.
+double concurrentCycles(unsigned Customers, llvm::ArrayRef<double> Demand, double Delay,
+                        double QueueingWeight);
+
+/// Predicts one segment: its cycles and their breakdown.
+Prediction predictSegment(const SegmentProfile &S, const ModelParams &P);
+
+/// Predicts one launch.
+Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P = {});
+
+} // namespace tandem::models

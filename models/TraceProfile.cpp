@@ -1,0 +1,475 @@
+//===- TraceProfile.cpp - Launch profiles from an iss instruction trace ---===//
+//
+// See TraceProfile.h. Cycle counts below follow simt_lsu.sv's states:
+// the issue cycle, 32/LANES cycles of address generation (S_AGU), one cycle
+// of protection check (S_CHECK), the space's path, one write-back cycle
+// (S_WB).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TraceProfile.h"
+
+#include "ISA.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <optional>
+
+using namespace llvm;
+
+namespace tandem::models {
+
+/// Cycles between a DRAM request's ready time in the harness's model and
+/// the LSU holding the data (see send()).
+constexpr double ResponsePathCycles = 3;
+
+//===--- LsuCostModel -------------------------------------------------------===//
+
+LsuCostModel::LsuCostModel(const AcceleratorConfig &C)
+    : Config(C), Cpw(C.cyclesPerWarpInstr()),
+      Sets(std::max(1u, C.L1.SizeBytes / (C.L1.LineBytes * C.L1.Ways))),
+      Tags(size_t(Sets) * C.L1.Ways, ~0u), Victim(Sets, 0),
+      ChannelFree(std::max(1u, C.Dram.Channels), 0.0) {}
+
+void LsuCostModel::startBlock() {
+  std::fill(Tags.begin(), Tags.end(), ~0u);
+  std::fill(Victim.begin(), Victim.end(), 0u);
+}
+
+bool LsuCostModel::lookup(uint32_t Line) const {
+  unsigned Set = (Line / Config.L1.LineBytes) % Sets;
+  for (unsigned W = 0; W < Config.L1.Ways; ++W)
+    if (Tags[Set * Config.L1.Ways + W] == Line)
+      return true;
+  return false;
+}
+
+void LsuCostModel::fill(uint32_t Line) {
+  unsigned Set = (Line / Config.L1.LineBytes) % Sets;
+  Tags[Set * Config.L1.Ways + Victim[Set]] = Line;
+  Victim[Set] = (Victim[Set] + 1) % Config.L1.Ways;
+}
+
+void LsuCostModel::invalidate(uint32_t Line) {
+  unsigned Set = (Line / Config.L1.LineBytes) % Sets;
+  for (unsigned W = 0; W < Config.L1.Ways; ++W)
+    if (Tags[Set * Config.L1.Ways + W] == Line)
+      Tags[Set * Config.L1.Ways + W] = ~0u;
+}
+
+double LsuCostModel::waitForRoom(double T) {
+  for (;;) {
+    llvm::erase_if(Outstanding, [&](const InFlight &F) { return F.FreeAt <= T; });
+    std::vector<unsigned> PerChannel(ChannelFree.size(), 0);
+    for (const InFlight &F : Outstanding)
+      ++PerChannel[F.Channel];
+    if (*std::max_element(PerChannel.begin(), PerChannel.end()) < Config.Dram.MaxOutstanding)
+      return T;
+    double Earliest = Outstanding.front().FreeAt;
+    for (const InFlight &F : Outstanding)
+      Earliest = std::min(Earliest, F.FreeAt);
+    T = std::ceil(Earliest);
+  }
+}
+
+double LsuCostModel::send(double T, uint32_t Line, unsigned Bytes, bool Reply,
+                          double &ChannelCycles) {
+  const DramConfig &D = Config.Dram;
+  unsigned Channel = (Line / Config.L1.LineBytes) % ChannelFree.size();
+  double Occupy = std::ceil(double(Bytes) / D.BytesPerCycle);
+  double Begin = std::max(T, ChannelFree[Channel]);
+  ChannelFree[Channel] = Begin + Occupy;
+  ChannelCycles += Occupy;
+  // The request reaches the harness a cycle after the LSU registers it,
+  // and the response two cycles after it is ready (presented, then taken):
+  // a lone miss costs 117 cycles issue to issue at latency 100, as the
+  // rtl's timeline shows.
+  double Ready = Begin + Occupy + D.LatencyCycles + ResponsePathCycles;
+  // A read holds its slot until its response is taken, a write until done.
+  Outstanding.push_back({Channel, Reply ? Ready + 1 : Ready});
+  ++Mem.DramRequests;
+  return Ready;
+}
+
+LsuCost LsuCostModel::lines(bool Cached, bool Store, ArrayRef<uint32_t> Lines,
+                            ArrayRef<uint32_t> StoreBytes, bool OnCore) {
+  LsuCost Cost;
+  double T = Now + 1 + Cpw + 1; // issue, address generation, check
+  std::vector<double> Ready;
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    uint32_t Line = Lines[I];
+    if (Cached && !Store && lookup(Line)) {
+      ++Mem.L1Hits;
+      T += 1;
+      continue;
+    }
+    if (OnCore) { // param/const: the harness answers two cycles later
+      Ready.push_back(T + 2);
+      T += 1;
+      continue;
+    }
+    T = waitForRoom(T);
+    if (Store) {
+      // Write-through: the line is updated if cached, never allocated.
+      send(T, Line, Config.L1.LineBytes, false, Cost.DramChannelCycles);
+      Mem.DramWriteBytes += I < StoreBytes.size() ? StoreBytes[I] : 0;
+    } else {
+      Ready.push_back(send(T, Line, Config.L1.LineBytes, true, Cost.DramChannelCycles));
+      Mem.DramReadBytes += Config.L1.LineBytes;
+      if (Cached) {
+        ++Mem.L1Misses;
+        fill(Line);
+      }
+    }
+    T += 1;
+  }
+  // Responses reach the core one per cycle, oldest ready first.
+  std::sort(Ready.begin(), Ready.end());
+  double Last = 0;
+  for (double R : Ready)
+    Last = std::max(R, Last + 1);
+  double Done = std::max(T + 1, Ready.empty() ? 0.0 : Last + 2);
+  double End = Done + 1; // write-back
+  Cost.Cycles = End - Now;
+  Now = End;
+  return Cost;
+}
+
+LsuCost LsuCostModel::globalAtomic(ArrayRef<uint32_t> Addrs) {
+  LsuCost Cost;
+  double T = Now + 1 + Cpw + 1;
+  for (uint32_t A : Addrs) {
+    uint32_t Line = A & ~(Config.L1.LineBytes - 1);
+    invalidate(Line);
+    T = waitForRoom(T);
+    double Ready = send(T, Line, 4, true, Cost.DramChannelCycles);
+    Mem.DramReadBytes += 4;
+    Mem.DramWriteBytes += 4;
+    T = Ready + 2; // taken at the next edge, the next lane sends after it
+  }
+  double End = T + 1;
+  Cost.Cycles = End - Now;
+  Now = End;
+  return Cost;
+}
+
+LsuCost LsuCostModel::local(double PathCycles, bool HasAddressStage) {
+  LsuCost Cost;
+  double Stages = HasAddressStage ? 1 + Cpw + 1 : 1;
+  Cost.Cycles = Stages + PathCycles + 1;
+  Now += Cost.Cycles;
+  return Cost;
+}
+
+unsigned sharedRounds(ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lanes,
+                      unsigned Banks) {
+  unsigned Total = 0;
+  size_t Next = 0; // LaneAddrs holds the active lanes only, in lane order
+  for (unsigned Sub = 0; Sub < 32 / Lanes; ++Sub) {
+    SmallVector<SmallVector<uint32_t, 4>, 32> Words(Banks);
+    unsigned Rounds = 1;
+    for (unsigned L = Sub * Lanes; L < (Sub + 1) * Lanes; ++L) {
+      if (!((Mask >> L) & 1) || Next >= LaneAddrs.size())
+        continue;
+      uint32_t Word = LaneAddrs[Next++] / 4;
+      auto &Bank = Words[Word % Banks];
+      if (!llvm::is_contained(Bank, Word))
+        Bank.push_back(Word);
+      Rounds = std::max<unsigned>(Rounds, Bank.size());
+    }
+    Total += Rounds;
+  }
+  return Total;
+}
+
+//===--- TraceProfiler ------------------------------------------------------===//
+
+/// One warp memory instruction, waiting for its block's round-robin replay.
+struct TraceProfiler::MemRecord {
+  enum class Kind : uint8_t { Lines, GlobalAtomic, Fixed } K = Kind::Fixed;
+  bool Cached = false, Store = false, OnCore = false, AddressStage = true;
+  double PathCycles = 0;            ///< Kind::Fixed
+  unsigned Window = 0;              ///< the warp's window in its segment
+  SmallVector<uint32_t, 4> Lines;   ///< line addresses, or lane addresses (atomics)
+  SmallVector<uint32_t, 4> StoreBytes;
+};
+
+struct TraceProfiler::WarpState {
+  std::vector<WarpDemand> Segments{1};
+  /// Per segment, the warp's windows of WindowInstructions instructions.
+  std::vector<std::vector<WarpDemand>> Windows{1};
+  std::vector<std::deque<MemRecord>> Memory{1};
+  unsigned InSegment = 0; ///< warp instructions so far in this segment
+
+  /// The demand of the current window (opened as instructions arrive).
+  WarpDemand &window() {
+    unsigned K = InSegment / WindowInstructions;
+    if (Windows.back().size() <= K)
+      Windows.back().resize(K + 1);
+    return Windows.back()[K];
+  }
+};
+
+TraceProfiler::TraceProfiler(const AcceleratorConfig &C)
+    : Config(C), LsuModel(std::make_unique<LsuCostModel>(C)) {
+  SetUnbuffered();
+}
+
+TraceProfiler::~TraceProfiler() = default;
+
+void TraceProfiler::write_impl(const char *Ptr, size_t Size) {
+  Pos += Size;
+  StringRef Chunk(Ptr, Size);
+  while (!Chunk.empty()) {
+    size_t Nl = Chunk.find('\n');
+    if (Nl == StringRef::npos) {
+      Partial.append(Chunk.data(), Chunk.size());
+      return;
+    }
+    Partial.append(Chunk.data(), Nl);
+    consumeLine(Partial);
+    Partial.clear();
+    Chunk = Chunk.drop_front(Nl + 1);
+  }
+}
+
+void TraceProfiler::consumeLine(StringRef Line) {
+  if (Line.starts_with("# launch"))
+    return startLaunch(Line);
+  if (Line.starts_with("#") || Line.trim().empty())
+    return;
+  if (Launches.empty() || !Line.starts_with("b=")) {
+    ++Malformed;
+    return;
+  }
+  instruction(Line);
+}
+
+void TraceProfiler::startLaunch(StringRef Line) {
+  finishBlock();
+  Launches.emplace_back();
+  StringRef Rest = Line.substr(Line.find("kernel="));
+  Launches.back().Kernel = Rest.drop_front(7).split(' ').first.str();
+  LsuModel = std::make_unique<LsuCostModel>(Config);
+}
+
+void TraceProfiler::finish() { finishBlock(); }
+
+namespace {
+
+std::optional<uint64_t> fieldValue(StringRef Token, StringRef Key, unsigned Radix) {
+  if (!Token.consume_front(Key))
+    return std::nullopt;
+  if (Radix == 16)
+    Token.consume_front("0x");
+  uint64_t V;
+  if (Token.getAsInteger(Radix, V))
+    return std::nullopt;
+  return V;
+}
+
+/// The words of "a=[...]" in the effects part, or nothing.
+SmallVector<uint32_t, 32> laneAddresses(StringRef Effects) {
+  SmallVector<uint32_t, 32> Out;
+  size_t At = Effects.find("a=[");
+  if (At == StringRef::npos)
+    return Out;
+  StringRef List = Effects.substr(At + 3);
+  List = List.take_until([](char C) { return C == ']'; });
+  SmallVector<StringRef, 32> Words;
+  List.split(Words, ' ', -1, false);
+  for (StringRef W : Words) {
+    uint32_t V;
+    if (!W.getAsInteger(16, V))
+      Out.push_back(V);
+  }
+  return Out;
+}
+
+/// Distinct lines in first-touch order: the coalescer takes the lowest
+/// pending lane's line each cycle.
+void coalesce(ArrayRef<uint32_t> Addrs, uint32_t LineBytes, unsigned AccessBytes,
+              SmallVectorImpl<uint32_t> &Lines, SmallVectorImpl<uint32_t> &Bytes) {
+  for (uint32_t A : Addrs) {
+    uint32_t Line = A & ~(LineBytes - 1);
+    auto It = llvm::find(Lines, Line);
+    if (It == Lines.end()) {
+      Lines.push_back(Line);
+      Bytes.push_back(AccessBytes);
+    } else {
+      Bytes[It - Lines.begin()] += AccessBytes;
+    }
+  }
+}
+
+} // namespace
+
+void TraceProfiler::instruction(StringRef Line) {
+  auto [Head, Effects] = Line.split(" | ");
+  SmallVector<StringRef, 8> Tok;
+  Head.split(Tok, ' ', 5, false);
+  if (Tok.size() < 5) {
+    ++Malformed;
+    return;
+  }
+  auto Block = fieldValue(Tok[0], "b=", 10);
+  auto Warp = fieldValue(Tok[1], "w=", 10);
+  auto Mask = fieldValue(Tok[3], "mask=", 16);
+  std::optional<simt::Opcode> Op = simt::lookupMnemonic(Tok[4]);
+  if (!Block || !Warp || !Mask || !Op || *Warp >= 64) {
+    ++Malformed;
+    return;
+  }
+  if (int64_t(*Block) != CurrentBlock) {
+    finishBlock();
+    CurrentBlock = int64_t(*Block);
+  }
+  if (Warps.size() <= *Warp)
+    Warps.resize(*Warp + 1);
+  if (!Warps[*Warp])
+    Warps[*Warp] = std::make_unique<WarpState>();
+  WarpState &W = *Warps[*Warp];
+  LaunchProfile &L = Launches.back();
+  ++L.WarpInstructions;
+  unsigned Active = llvm::popcount(uint32_t(*Mask));
+  L.ThreadInstructions += Active;
+
+  const simt::InstrDesc &D = simt::getDesc(*Op);
+  const simt::SchedClassDesc &S = simt::getSchedClassDesc(D.Sched);
+  const unsigned Cpw = Config.cyclesPerWarpInstr();
+  bool IsLsu = StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("lsu");
+  if (!IsLsu) {
+    bool Iterative = StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("sfu");
+    double Ready = std::max<double>(S.Latency, Cpw + 1);
+    WarpDemand Add;
+    Add.Service[Datapath] = Cpw;
+    if (Iterative) {
+      Add.Service[IterativeUnit] = double(S.IssueCycles) * Cpw;
+      Ready += double(S.IssueCycles) * (Cpw - 1);
+    }
+    Add.DependencyCycles = Ready - Cpw;
+    for (WarpDemand *To : {&W.Segments.back(), &W.window()}) {
+      for (unsigned K = 0; K < NumStations; ++K)
+        To->Service[K] += Add.Service[K];
+      To->DependencyCycles += Add.DependencyCycles;
+    }
+    ++W.InSegment;
+    if (StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("fpu"))
+      L.FpuThreadInstructions += Active;
+    if (D.has(simt::IsBarrier)) { // the warp's next instructions are the next segment
+      W.Segments.emplace_back();
+      W.Windows.emplace_back();
+      W.Memory.emplace_back();
+      W.InSegment = 0;
+    }
+    return;
+  }
+
+  MemRecord R;
+  SmallVector<uint32_t, 32> Addrs = laneAddresses(Effects);
+  if (*Mask == 0) {
+    R.PathCycles = 0;
+  } else if (D.Space == simt::MemSpace::None) { // shuffle: the row streams
+    R.AddressStage = false;
+    R.PathCycles = Cpw;
+  } else if (D.Space == simt::MemSpace::Shared) {
+    R.PathCycles = D.has(simt::IsAtomic)
+                       ? Active
+                       : sharedRounds(Addrs, uint32_t(*Mask), Config.Lanes, Config.Shared.Banks);
+  } else if (D.has(simt::IsAtomic)) {
+    R.K = MemRecord::Kind::GlobalAtomic;
+    R.Lines.assign(Addrs.begin(), Addrs.end());
+  } else {
+    R.K = MemRecord::Kind::Lines;
+    R.Store = D.has(simt::IsStore);
+    R.Cached = D.Space == simt::MemSpace::Global || D.Space == simt::MemSpace::Local;
+    R.OnCore = D.Space == simt::MemSpace::Param || D.Space == simt::MemSpace::Const;
+    if (D.Space == simt::MemSpace::Local) {
+      // The RTL interleaves local words across lanes (docs/RTL.md); the
+      // base is unknown here, so warps get disjoint made-up regions.
+      SmallVector<uint32_t, 32> Translated;
+      size_t Next = 0;
+      for (unsigned Lane = 0; Lane < 32 && Next < Addrs.size(); ++Lane)
+        if ((*Mask >> Lane) & 1) {
+          uint32_t A = Addrs[Next++];
+          Translated.push_back(0xC0000000u + uint32_t(*Warp) * 0x100000u +
+                               (((A >> 2) << 5) + Lane) * 4 + (A & 3));
+        }
+      Addrs = Translated;
+    }
+    coalesce(Addrs, Config.L1.LineBytes, D.AccessBytes, R.Lines, R.StoreBytes);
+  }
+  W.window(); // the window exists even if it holds only this instruction
+  R.Window = W.InSegment / WindowInstructions;
+  ++W.InSegment;
+  W.Memory.back().push_back(std::move(R));
+}
+
+void TraceProfiler::finishBlock() {
+  if (CurrentBlock < 0 || Launches.empty()) {
+    Warps.clear();
+    CurrentBlock = -1;
+    return;
+  }
+  LaunchProfile &L = Launches.back();
+  BlockProfile B;
+  size_t NumSegments = 0;
+  for (auto &W : Warps)
+    if (W)
+      NumSegments = std::max(NumSegments, W->Segments.size());
+  B.Segments.resize(NumSegments);
+  B.Barriers = unsigned(NumSegments - 1);
+  LsuModel->startBlock();
+  for (size_t S = 0; S < NumSegments; ++S) {
+    // Replay the segment's memory instructions round-robin across warps.
+    bool Any = true;
+    while (Any) {
+      Any = false;
+      for (auto &W : Warps) {
+        if (!W || S >= W->Memory.size() || W->Memory[S].empty())
+          continue;
+        Any = true;
+        MemRecord R = std::move(W->Memory[S].front());
+        W->Memory[S].pop_front();
+        LsuCost C;
+        switch (R.K) {
+        case MemRecord::Kind::Lines:
+          C = LsuModel->lines(R.Cached, R.Store, R.Lines, R.StoreBytes, R.OnCore);
+          break;
+        case MemRecord::Kind::GlobalAtomic:
+          C = LsuModel->globalAtomic(R.Lines);
+          break;
+        case MemRecord::Kind::Fixed:
+          C = LsuModel->local(R.PathCycles, R.AddressStage);
+          break;
+        }
+        for (WarpDemand *To : {&W->Segments[S], &W->Windows[S][R.Window]}) {
+          To->Service[Lsu] += C.Cycles;
+          To->DramChannelCycles += C.DramChannelCycles;
+          To->IssueCycles += 1; // the commit-to-next-issue cycle
+        }
+      }
+    }
+    SegmentProfile &Seg = B.Segments[S];
+    for (auto &W : Warps) {
+      if (!W || S >= W->Segments.size())
+        continue;
+      Seg.Warps.push_back(W->Segments[S]);
+      const std::vector<WarpDemand> &Wins = W->Windows[S];
+      if (Seg.Windows.size() < Wins.size())
+        Seg.Windows.resize(Wins.size());
+      for (size_t K = 0; K < Wins.size(); ++K)
+        Seg.Windows[K].push_back(Wins[K]);
+    }
+  }
+  L.Blocks.push_back(std::move(B));
+  L.Memory = LsuModel->memory();
+  Warps.clear();
+  CurrentBlock = -1;
+}
+
+} // namespace tandem::models

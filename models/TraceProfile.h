@@ -1,0 +1,136 @@
+//===- TraceProfile.h - Launch profiles from an iss instruction trace -*- C++ -*-===//
+//
+// The simt model's "iss-assisted" input: the iss runs the launch with its
+// instruction trace (docs/Trace.md) switched on, and TraceProfiler, a
+// raw_ostream, reads that trace as it is written (nothing is stored but one
+// block's memory instructions) and turns it into a LaunchProfile
+// (SimtModel.h): per block, per barrier segment, per warp, the cycles the
+// warp asks of the datapath, the iterative unit and the LSU.
+//
+//   * Non-memory instructions cost 32/LANES datapath cycles each; their
+//     scoreboard latency beyond that (from the generated SimtSchedule.td
+//     tables) is recorded as dependency cycles.
+//   * Memory instructions are costed by LsuCostModel, which follows the
+//     RTL's LSU state machine (docs/RTL.md, "Load/store unit"): address
+//     generation, the protection check, one coalesced line per cycle, an L1
+//     (set associative, round-robin replacement, invalidated per block,
+//     write-through no-allocate) and the harness's DRAM channel model
+//     (occupancy, latency, outstanding limit), or bank-conflict rounds for
+//     shared memory, lane-serial atomics, shuffles. The iss runs a warp
+//     until a barrier while the RTL interleaves warps, so a block's memory
+//     instructions are replayed round-robin across its warps, segment by
+//     segment, before they meet the L1.
+//
+// Input invariants: the trace is in the iss's format. Guarantees: a line
+// that does not parse is counted in malformedLines() and skipped, never a
+// crash; launches() holds one profile per `# launch` line, complete once
+// finish() is called.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "SimtModel.h"
+
+#include "tandem/Config.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tandem::models {
+
+/// The cycles the LSU spends on one warp memory instruction.
+struct LsuCost {
+  double Cycles = 0;
+  double DramChannelCycles = 0;
+};
+
+/// The RTL's load/store unit, instruction by instruction, with the L1 and
+/// DRAM channel state carried from one to the next (see the file comment).
+class LsuCostModel {
+public:
+  explicit LsuCostModel(const AcceleratorConfig &C);
+
+  /// A block starts: the L1 is invalidated.
+  void startBlock();
+  /// A global/local/param/const load or store touching \p Lines (line
+  /// addresses in coalescer order: by lowest lane); \p Cached: global or
+  /// local; \p StoreBytes: enabled bytes per line (stores).
+  LsuCost lines(bool Cached, bool Store, llvm::ArrayRef<uint32_t> Lines,
+                llvm::ArrayRef<uint32_t> StoreBytes, bool OnCore);
+  /// A global atomic, lane by lane; \p Addrs: the active lanes' addresses.
+  LsuCost globalAtomic(llvm::ArrayRef<uint32_t> Addrs);
+  /// Shared memory, shuffles, atomics on shared memory, empty exec masks:
+  /// no memory system state, \p PathCycles after address generation.
+  LsuCost local(double PathCycles, bool HasAddressStage);
+
+  const MemoryEstimate &memory() const { return Mem; }
+
+private:
+  struct InFlight {
+    unsigned Channel;
+    double FreeAt;
+  };
+  bool lookup(uint32_t Line) const;
+  void fill(uint32_t Line);
+  void invalidate(uint32_t Line);
+  /// The earliest cycle >= \p T at which every channel has room.
+  double waitForRoom(double T);
+  /// Sends one DRAM request of \p Bytes at cycle \p T; returns its ready cycle.
+  double send(double T, uint32_t Line, unsigned Bytes, bool Reply, double &ChannelCycles);
+
+  AcceleratorConfig Config;
+  unsigned Cpw, Sets;
+  std::vector<uint32_t> Tags; ///< Sets * Ways; ~0u invalid
+  std::vector<unsigned> Victim;
+  std::vector<double> ChannelFree;
+  std::vector<InFlight> Outstanding;
+  double Now = 0;
+  MemoryEstimate Mem;
+};
+
+/// Shared-memory rounds of one warp instruction: per sub-warp of LANES
+/// lanes, the most distinct 4-byte words one bank must deliver (at least 1).
+unsigned sharedRounds(llvm::ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lanes,
+                      unsigned Banks);
+
+/// Reads an iss trace as it is written and builds one LaunchProfile per
+/// launch (see the file comment).
+class TraceProfiler : public llvm::raw_ostream {
+public:
+  explicit TraceProfiler(const AcceleratorConfig &C);
+  ~TraceProfiler() override;
+
+  /// Completes the last launch; call after the last launch returns.
+  void finish();
+  std::vector<LaunchProfile> &launches() { return Launches; }
+  uint64_t malformedLines() const { return Malformed; }
+
+  /// Parses one trace line (no newline); exposed for tests.
+  void consumeLine(llvm::StringRef Line);
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override;
+  uint64_t current_pos() const override { return Pos; }
+
+  struct MemRecord;
+  struct WarpState;
+  void startLaunch(llvm::StringRef Line);
+  void finishBlock();
+  void instruction(llvm::StringRef Line);
+
+  AcceleratorConfig Config;
+  std::vector<LaunchProfile> Launches;
+  std::string Partial;
+  uint64_t Pos = 0, Malformed = 0;
+  int64_t CurrentBlock = -1;
+  std::vector<std::unique_ptr<WarpState>> Warps;
+  std::unique_ptr<LsuCostModel> LsuModel;
+};
+
+} // namespace tandem::models

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The GPU check (docs/GPU.md, issue 5): the kernel suite on a real NVIDIA GPU,
+# our PTX against nvcc's and LLVM NVPTX's, and SpMV against cuSPARSE.
+#
+#   bash scripts/gpu-check.sh --prepare [TANDEM]   here (LLVM 19, no GPU):
+#       write the bundle (tandem suite-export) to build-gpu-bundle/ and
+#       build the runner with g++ to prove it compiles. TANDEM is the tandem
+#       binary (default build/tools/tandem/tandem).
+#   bash scripts/gpu-check.sh                      on the lent GPU machine
+#       (CUDA, CMake, no LLVM): nvcc's PTX of every case, the runner built,
+#       run (under 5 minutes), results in $OUT/gpu-results.json (or
+#       build-gpu-results/ without $OUT), the table printed last.
+#
+# Exit status: 0 every suite case correct from our PTX; 1 a wrong result or
+# a failure; 3 no GPU or no driver here (nothing measured); 2 usage.
+# Never changes the GPU's clocks or settings.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUNDLE=${TANDEM_GPU_BUNDLE:-$ROOT/build-gpu-bundle}
+WORK=${TMPDIR:-/tmp}/tandem-gpu-check
+RESULTS=${OUT:-$ROOT/build-gpu-results}
+JOBS=${TANDEM_JOBS:-8}
+
+say() { echo "gpu-check: $*" >&2; }
+
+build_runner() { # $1: build folder
+  if command -v cmake >/dev/null && command -v ninja >/dev/null; then
+    cmake -G Ninja -S "$ROOT/gpu" -B "$1" -DCMAKE_BUILD_TYPE=Release >"$1.configure.log" 2>&1 \
+      || { cat "$1.configure.log" >&2; return 1; }
+    ninja -C "$1" >"$1.build.log" 2>&1 || { cat "$1.build.log" >&2; return 1; }
+  else # no CMake: the runner alone, without cuSPARSE
+    mkdir -p "$1"
+    g++ -std=c++17 -O2 -Wall -Wextra -Werror -DTANDEM_HAVE_CUSPARSE=0 "$ROOT/gpu/Runner.cpp" \
+      -o "$1/tandem-gpu-runner" -ldl || return 1
+  fi
+}
+
+prepare() {
+  local tandem=${1:-$ROOT/build/tools/tandem/tandem}
+  [[ -x $tandem ]] || { say "no tandem binary at '$tandem' (build it, or pass its path)"; exit 2; }
+  local matrices=$ROOT/../shared/matrices
+  rm -rf "$BUNDLE"
+  "$tandem" suite-export "$BUNDLE" ${matrices:+--matrices "$matrices"} || exit 1
+  local kib; kib=$(du -sk "$BUNDLE" | cut -f1)
+  say "bundle: $BUNDLE ($((kib / 1024)) MiB; the device tool carries at most 64 MiB in all)"
+  (( kib < 60 * 1024 )) || { say "the bundle is too large to carry"; exit 1; }
+  rm -rf "$WORK/runner"
+  mkdir -p "$WORK"
+  build_runner "$WORK/runner" || { say "the runner does not build"; exit 1; }
+  say "runner builds: $WORK/runner/tandem-gpu-runner"
+  say "next: device run, carry [\"build-gpu-bundle\"], command 'bash scripts/gpu-check.sh'"
+}
+
+nvcc_ptx() { # nvcc -O3 -arch=sm_90 -ptx of each case's source, in parallel
+  local nvcc; nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  if [[ ! -x $nvcc ]]; then
+    say "no nvcc here: the nvcc column stays empty"
+    return 0
+  fi
+  "$nvcc" --version | tail -1 >&2
+  local src
+  for src in "$BUNDLE"/*/*.cu; do
+    local case; case=$(basename "$(dirname "$src")")
+    mkdir -p "$WORK/nvcc/$case"
+    echo "$src $WORK/nvcc/$case/nvcc.ptx"
+  done | xargs -P "$JOBS" -n 2 sh -c '"$0" -O3 -arch=sm_90 -ptx "$1" -o "$2" || echo "nvcc failed on $1" >&2' "$nvcc"
+}
+
+check() {
+  [[ -f $BUNDLE/manifest.json ]] || {
+    say "no bundle at $BUNDLE: run 'bash scripts/gpu-check.sh --prepare' on the development"
+    say "machine and carry build-gpu-bundle with the device tool (docs/GPU.md)"
+    exit 2
+  }
+  mkdir -p "$WORK" "$RESULTS"
+  rm -rf "$WORK/nvcc"
+  say "nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null || echo 'not available (no driver?)')"
+  nvcc_ptx
+  build_runner "$WORK/runner" || { say "the runner does not build"; exit 1; }
+  local table=$WORK/table.txt
+  timeout 290 "$WORK/runner/tandem-gpu-runner" "$BUNDLE" --nvcc-dir "$WORK/nvcc" \
+    --out "$RESULTS/gpu-results.json" --reps 25 >"$table" 2> >(tee "$RESULTS/runner-log.txt" >&2)
+  local rc=$?
+  case $rc in
+    3) say "no GPU or no CUDA driver on this machine: the runner was built, nothing was measured"
+       exit 3 ;;
+    124) say "the runner ran past 290 s and was stopped; partial log in $RESULTS/runner-log.txt" ;;
+  esac
+  cat "$table"
+  exit $rc
+}
+
+case "${1:-}" in
+  --prepare) shift; prepare "$@" ;;
+  "") check ;;
+  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) say "unknown argument '$1' (use --prepare, or nothing)"; exit 2 ;;
+esac

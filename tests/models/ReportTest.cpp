@@ -1,0 +1,207 @@
+//===- ReportTest.cpp - report.json schema, writers and SVG sanity -------===//
+
+#include "Report.h"
+#include "Svg.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+using namespace llvm;
+using namespace tandem::models;
+
+namespace {
+
+/// Checks \p Doc against the report.json schema (docs/Report.md); returns
+/// the first violation, or "" when it conforms.
+std::string schemaViolation(const json::Value &Doc) {
+  const json::Object *Top = Doc.getAsObject();
+  if (!Top)
+    return "top level is not an object";
+  for (StringRef K : {"schema_version", "date", "command", "config", "clock_hz", "summary",
+                      "spmv_picks", "rows", "model_params", "notes"})
+    if (!Top->get(K))
+      return ("missing top-level key '" + K + "'").str();
+  const json::Array *Rows = Top->getArray("rows");
+  if (!Rows)
+    return "'rows' is not a list";
+  for (size_t I = 0; I < Rows->size(); ++I) {
+    const json::Object *R = (*Rows)[I].getAsObject();
+    std::string At = "rows[" + std::to_string(I) + "]";
+    if (!R)
+      return At + " is not an object";
+    for (StringRef K : {"device", "workload", "input", "unit", "bound", "model_inputs", "group"})
+      if (!R->getString(K))
+        return (At + "." + K + " is not a string").str();
+    if (!R->getNumber("predicted") || *R->getNumber("predicted") <= 0)
+      return At + ".predicted is not a positive number";
+    for (StringRef K : {"measured", "error_pct", "static_predicted"}) {
+      const json::Value *V = R->get(K);
+      if (!V || (V->kind() != json::Value::Number && V->kind() != json::Value::Null))
+        return (At + "." + K + " is neither a number nor null").str();
+    }
+    StringRef Inputs = *R->getString("model_inputs");
+    if (Inputs != "iss-assisted" && Inputs != "static")
+      return At + ".model_inputs is '" + Inputs.str() + "'";
+    const json::Object *B = R->getObject("breakdown");
+    if (!B)
+      return At + ".breakdown is missing";
+    double Sum = 0;
+    for (StringRef K : {"compute", "memory_bandwidth", "memory_latency", "synchronization",
+                        "load_imbalance", "launch"}) {
+      if (!B->getNumber(K) || *B->getNumber(K) < -1e-6)
+        return (At + ".breakdown." + K + " is not a non-negative number").str();
+      Sum += *B->getNumber(K);
+    }
+    if (std::abs(Sum - *R->getNumber("predicted")) > 1e-6 * Sum + 1e-3)
+      return At + ": the breakdown does not sum to predicted";
+    if (R->getNumber("measured") && *R->getNumber("measured") > 0) {
+      double Want = (*R->getNumber("predicted") - *R->getNumber("measured")) /
+                    *R->getNumber("measured") * 100;
+      if (!R->getNumber("error_pct") || std::abs(*R->getNumber("error_pct") - Want) > 1e-6)
+        return At + ".error_pct is not (predicted - measured) / measured";
+    }
+  }
+  return "";
+}
+
+Report sampleReport() {
+  Report R;
+  R.Date = "2026-12-01";
+  R.Command = "tandem report";
+  R.ConfigName = "default";
+  ReportRow A;
+  A.Device = "rtl";
+  A.Workload = "vadd";
+  A.Input = "n=5037 <&>";
+  A.Group = "suite";
+  A.Predicted = 110;
+  A.Measured = 100;
+  A.Parts.Compute = 100;
+  A.Parts.Launch = 10;
+  A.Bound = "compute";
+  A.Counters["cycles"] = 100;
+  ReportRow B = A;
+  B.Workload = "spmv_merge";
+  B.Input = "/m/olm1000.mtx";
+  B.Group = "matrix";
+  B.Predicted = 80;
+  B.Parts.Compute = 70;
+  ReportRow C = A;
+  C.Device = "iss";
+  C.Measured.reset();
+  R.Rows = {A, B, C};
+  R.Picks.push_back({"/m/olm1000.mtx", "spmv_merge", "spmv_vector", 105, 100});
+  return R;
+}
+
+} // namespace
+
+TEST(Report, JsonFollowsTheSchema) {
+  std::string S;
+  raw_string_ostream OS(S);
+  writeJson(sampleReport(), OS);
+  Expected<json::Value> Doc = json::parse(S);
+  ASSERT_TRUE(bool(Doc)) << toString(Doc.takeError());
+  EXPECT_EQ(schemaViolation(*Doc), "");
+  const json::Array *Rows = Doc->getAsObject()->getArray("rows");
+  EXPECT_DOUBLE_EQ(*(*Rows)[0].getAsObject()->getNumber("error_pct"), 10.0);
+  EXPECT_EQ((*Rows)[2].getAsObject()->get("measured")->kind(), json::Value::Null);
+}
+
+TEST(Report, SchemaCheckRejectsBrokenRows) {
+  // The check itself must fail when a row breaks the schema.
+  Report R = sampleReport();
+  R.Rows[0].Parts.Compute = 5; // breakdown no longer sums to predicted
+  std::string S;
+  raw_string_ostream OS(S);
+  writeJson(R, OS);
+  EXPECT_NE(schemaViolation(cantFail(json::parse(S))), "");
+}
+
+TEST(Report, SummaryIsMedianAndP90PerDevice) {
+  Report R = sampleReport(); // rtl errors: +10% and -20%
+  std::vector<Accuracy> A = R.accuracy();
+  ASSERT_EQ(A.size(), 2u);
+  EXPECT_EQ(A[0].Device, "rtl");
+  EXPECT_EQ(A[0].Rows, 2u);
+  EXPECT_DOUBLE_EQ(A[0].MedianAbsErrorPct, 10.0);
+  EXPECT_DOUBLE_EQ(A[0].P90AbsErrorPct, 20.0);
+  EXPECT_EQ(A[1].Rows, 0u);
+  EXPECT_NE(R.summaryLine().find("rtl median |error| 10.0%, p90 20.0% (2 rows)"),
+            std::string::npos)
+      << R.summaryLine();
+  EXPECT_DOUBLE_EQ(percentile({5, 1, 3, 2, 4}, 50), 3);
+  EXPECT_TRUE(R.Picks[0].within10());
+}
+
+TEST(Report, FilesAreWrittenWhole) {
+  SmallString<128> Dir;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("tandem-report-test", Dir));
+  ASSERT_FALSE(bool(writeReportFiles(sampleReport(), Dir)));
+  for (const char *Name : {"report.json", "report.md", "report.html"}) {
+    SmallString<128> P(Dir);
+    sys::path::append(P, Name);
+    auto Buf = MemoryBuffer::getFile(P);
+    ASSERT_TRUE(bool(Buf)) << Name;
+    EXPECT_GT((*Buf)->getBufferSize(), 100u) << Name;
+    sys::fs::remove(P);
+  }
+  sys::fs::remove(Dir);
+}
+
+TEST(Svg, ScatterDrawsPositivePointsAndEscapes) {
+  std::vector<svg::Point> Pts = {{100, 110, "a<b", 0}, {1000, 900, "c&d", 1}, {-1, 5, "bad", 0}};
+  std::string S = svg::scatterLogLog("t", "x", "y", Pts, {"suite", "matrix"});
+  EXPECT_EQ(S.rfind("<svg", 0), 0u);
+  EXPECT_NE(S.find("</svg>"), std::string::npos);
+  size_t Circles = 0;
+  for (size_t At = S.find("<circle"); At != std::string::npos; At = S.find("<circle", At + 1))
+    ++Circles;
+  EXPECT_EQ(Circles, 2u + 2u); // two points plus two legend markers
+  EXPECT_NE(S.find("a&lt;b"), std::string::npos);
+  EXPECT_EQ(S.find("a<b"), std::string::npos);
+  EXPECT_NE(S.find("1 point(s) not positive"), std::string::npos);
+  EXPECT_NE(S.find("<polygon"), std::string::npos); // the +-10% band
+}
+
+TEST(Svg, OtherPlotsAreWellFormed) {
+  for (const std::string &S :
+       {svg::roofline("r", {{0.5, 1.0, "k", 0}}, 8, 16),
+        svg::bars("b", {"m1", "m2"}, {5.0, -20.0}, "%", 10),
+        svg::stackedBars("s", {"k"}, {"issue", "stall"}, {{3.0, 1.0}})}) {
+    EXPECT_EQ(S.rfind("<svg", 0), 0u);
+    EXPECT_NE(S.find("</svg>"), std::string::npos);
+    EXPECT_EQ(S.find("nan"), std::string::npos);
+    EXPECT_EQ(S.find("inf"), std::string::npos);
+  }
+}
+
+TEST(ReportSchema, QuickRunOutput) {
+  const char *Path = std::getenv("TANDEM_REPORT_JSON");
+  if (!Path)
+    GTEST_SKIP() << "TANDEM_REPORT_JSON is not set: ctest's report-quick-schema test sets it "
+                    "to the output of `tandem report --quick`";
+  auto Buf = MemoryBuffer::getFile(Path);
+  ASSERT_TRUE(bool(Buf)) << Path << ": " << Buf.getError().message();
+  Expected<json::Value> Doc = json::parse((*Buf)->getBuffer());
+  ASSERT_TRUE(bool(Doc)) << toString(Doc.takeError());
+  EXPECT_EQ(schemaViolation(*Doc), "");
+  const json::Array *Rows = Doc->getAsObject()->getArray("rows");
+  ASSERT_TRUE(Rows);
+  EXPECT_GE(Rows->size(), 6u);
+  bool Measured = false, Matrix = false;
+  for (const json::Value &V : *Rows) {
+    Measured |= V.getAsObject()->getNumber("measured").has_value();
+    Matrix |= *V.getAsObject()->getString("group") != "suite";
+  }
+  EXPECT_TRUE(Measured) << "no rtl measurement in the quick report";
+  EXPECT_TRUE(Matrix) << "no SpMV input in the quick report";
+}
