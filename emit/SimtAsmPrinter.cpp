@@ -201,35 +201,11 @@ private:
   std::string formatTarget(const mir::Inst &I) {
     const simt::InstrDesc &D = descOf(I);
     assert(I.Ops.size() == D.NumOperands && "operand count differs from the descriptor");
-    std::string Text = D.Mnemonic;
-    raw_string_ostream S(Text);
-    StringRef Asm = D.AsmString;
-    if (!Asm.empty())
-      S << ' ';
-    while (!Asm.empty()) {
-      size_t Dollar = Asm.find('$');
-      S << Asm.substr(0, Dollar);
-      if (Dollar == StringRef::npos)
-        break;
-      Asm = Asm.drop_front(Dollar + 1);
-      size_t End = Asm.find_if_not([](char C) { return isAlnum(C) || C == '_'; });
-      StringRef Name = Asm.substr(0, End);
-      Asm = Asm.drop_front(Name.size());
-      simt::Field Which = StringSwitch<simt::Field>(Name)
-                              .Case("rd", simt::Field::Rd)
-                              .Case("rs1", simt::Field::Rs1)
-                              .Case("rs2", simt::Field::Rs2)
-                              .Case("rs3", simt::Field::Rs3)
-                              .Default(simt::Field::Imm);
-      for (unsigned K = 0; K < D.NumOperands && K < I.Ops.size(); ++K)
-        if (D.Operands[K].Where == Which)
-          printOperand(S, D, D.Operands[K], I.Ops[K]);
-    }
-    // "[r1 + -4]" reads better as "[r1 - 4]" (both assemble).
-    size_t Pos;
-    while ((Pos = Text.find("+ -")) != std::string::npos)
-      Text.replace(Pos, 3, "- ");
-    return Text;
+    return simt::formatWithTemplate(
+        static_cast<simt::Opcode>(I.Opcode), [&](raw_ostream &S, unsigned K) {
+          if (K < I.Ops.size())
+            printOperand(S, D, D.Operands[K], I.Ops[K]);
+        });
   }
 
   std::string formatPseudo(const mir::Inst &I) {

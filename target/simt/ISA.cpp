@@ -202,10 +202,9 @@ static void printOperand(raw_ostream &OS, const OperandInfo &Op,
   }
 }
 
-std::string formatInst(const DecodedInst &I, uint32_t PC) {
-  if (I.Op == Opcode::INVALID)
-    return "<invalid>";
-  const InstrDesc &D = getDesc(I.Op);
+std::string formatWithTemplate(Opcode Op,
+                               function_ref<void(raw_ostream &, unsigned)> PrintOperand) {
+  const InstrDesc &D = getDesc(Op);
   std::string Text;
   raw_string_ostream OS(Text);
   OS << D.Mnemonic;
@@ -229,13 +228,22 @@ std::string formatInst(const DecodedInst &I, uint32_t PC) {
                       .Default(Field::Imm);
     for (unsigned K = 0; K < D.NumOperands; ++K)
       if (D.Operands[K].Where == Which)
-        printOperand(OS, D.Operands[K], I, PC);
+        PrintOperand(OS, K);
   }
   // "[r1 + -4]" reads better, and parses, as "[r1 - 4]".
   size_t Pos;
   while ((Pos = Text.find("+ -")) != std::string::npos)
     Text.replace(Pos, 3, "- ");
   return Text;
+}
+
+std::string formatInst(const DecodedInst &I, uint32_t PC) {
+  if (I.Op == Opcode::INVALID)
+    return "<invalid>";
+  const InstrDesc &D = getDesc(I.Op);
+  return formatWithTemplate(I.Op, [&](raw_ostream &OS, unsigned K) {
+    printOperand(OS, D.Operands[K], I, PC);
+  });
 }
 
 } // namespace tandem::simt

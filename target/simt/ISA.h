@@ -17,8 +17,10 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <optional>
@@ -188,6 +190,13 @@ llvm::Expected<uint32_t> encode(const DecodedInst &I);
 std::optional<DecodedInst> decode(uint32_t Word);
 /// Range of an immediate field of \p Op: [Min, Max].
 std::pair<int64_t, int64_t> immRange(Opcode Op);
+/// "mnemonic operands" for \p Op: its AsmString with each $name replaced by
+/// what \p PrintOperand writes for the operand (index in assembly order)
+/// that lives in that field; "[r1 + -4]" comes out as "[r1 - 4]". The one
+/// walker of the templates for every printer (formatInst, the compiler's
+/// assembly printer).
+std::string formatWithTemplate(
+    Opcode Op, llvm::function_ref<void(llvm::raw_ostream &, unsigned)> PrintOperand);
 /// Assembly text for \p I at code address \p PC, e.g. "add r3, r1, r2";
 /// branch targets are printed as absolute hex code addresses.
 std::string formatInst(const DecodedInst &I, uint32_t PC);
