@@ -21,6 +21,7 @@
 #include "../../runtime/PtxEntry.h"
 
 #include <cstdlib>
+#include <deque>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -31,13 +32,17 @@ using CUresult = int;
 constexpr CUresult Ok = 0, InvalidValue = 1, NotInitialized = 3, InvalidPtx = 218,
                    NotFound = 500, IllegalAddress = 700, LaunchFailed = 719;
 
-struct Module {
-  std::string Ptx;
-  std::vector<tandem::ptx::PtxEntry> Entries;
-};
+struct Module;
 struct Function {
   Module *M;
   const tandem::ptx::PtxEntry *Entry;
+};
+// As in the real driver, a module owns its function handles: they die with
+// cuModuleUnload.
+struct Module {
+  std::string Ptx;
+  std::vector<tandem::ptx::PtxEntry> Entries;
+  std::deque<Function> Functions;
 };
 
 struct State {
@@ -126,7 +131,7 @@ CUresult cuModuleLoadDataEx(void **Out, const void *Image, unsigned NumOptions, 
     }
     return InvalidPtx;
   }
-  auto *M = new Module{Ptx, {}};
+  auto *M = new Module{Ptx, {}, {}};
   std::string Why;
   if (!tandem::ptx::parsePtxEntries(Ptx, M->Entries, Why)) {
     delete M;
@@ -144,7 +149,7 @@ CUresult cuModuleGetFunction(void **Fn, void *Mod, const char *Name) {
   const tandem::ptx::PtxEntry *E = tandem::ptx::findEntry(M->Entries, Name);
   if (!E)
     return NotFound;
-  *Fn = new Function{M, E}; // leaked: a test-only fake
+  *Fn = &M->Functions.emplace_back(Function{M, E});
   return Ok;
 }
 CUresult cuFuncSetAttribute(void *, int, int) { return Ok; }
