@@ -13,6 +13,7 @@
 
 #include "Assembler.h"
 #include "Samples.h"
+#include "TraceLines.h"
 
 #include "tandem/Runtime.h"
 
@@ -41,24 +42,7 @@ std::unique_ptr<Device> open(StringRef Name, raw_ostream *Trace = nullptr) {
   return std::move(*D);
 }
 
-/// The instruction lines of a trace, each warp's lines together in program
-/// order (docs/Trace.md: what `grep '^b=' | sort -s -k1,2` gives).
-std::vector<std::string> perWarp(const std::string &Trace) {
-  SmallVector<StringRef, 0> Lines;
-  StringRef(Trace).split(Lines, '\n', -1, false);
-  std::vector<std::string> Out;
-  for (StringRef L : Lines)
-    if (L.starts_with("b="))
-      Out.push_back(L.str());
-  auto Key = [](const std::string &L) {
-    StringRef R(L);
-    return R.take_front(R.find(' ', R.find(' ') + 1));
-  };
-  std::stable_sort(Out.begin(), Out.end(), [&](const auto &A, const auto &B) {
-    return Key(A) < Key(B);
-  });
-  return Out;
-}
+using rtltest::perWarp;
 
 TEST(Rtl, EverySampleAgreesWithIss) {
   std::string IssTrace, RtlTrace;

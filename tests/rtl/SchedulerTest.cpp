@@ -18,6 +18,7 @@
 
 #include "Assembler.h"
 #include "Samples.h"
+#include "TraceLines.h"
 
 #include "tandem/Runtime.h"
 
@@ -46,23 +47,7 @@ std::unique_ptr<Device> openRtl(WarpScheduler Policy,
   return std::move(*D);
 }
 
-/// A trace's instruction lines, each warp's together in program order.
-std::vector<std::string> perWarp(const std::string &Trace) {
-  SmallVector<StringRef, 0> Lines;
-  StringRef(Trace).split(Lines, '\n', -1, false);
-  std::vector<std::string> Out;
-  for (StringRef L : Lines)
-    if (L.starts_with("b="))
-      Out.push_back(L.str());
-  auto Key = [](const std::string &L) {
-    StringRef R(L);
-    return R.take_front(R.find(' ', R.find(' ') + 1));
-  };
-  std::stable_sort(Out.begin(), Out.end(), [&](const auto &A, const auto &B) {
-    return Key(A) < Key(B);
-  });
-  return Out;
-}
+using rtltest::perWarp;
 
 // Round-robin against iss is Rtl.EverySampleAgreesWithIss (RtlTest.cpp);
 // the same here under greedy-then-oldest, so both policies compute the same.
