@@ -11,6 +11,7 @@
 #include "emit/PtxPrinter.h"
 #include "emit/SimtAsmPrinter.h"
 #include "frontend/Frontend.h"
+#include "isel/ConstLayout.h"
 #include "isel/LowerControlFlow.h"
 #include "isel/MIR.h"
 #include "isel/Prepare.h"
@@ -104,6 +105,7 @@ Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream &A
   Report.RegistersUsed = Fn.Stats.RegistersUsed;
   Report.SpillBytes = Fn.Stats.SpillBytes;
   Report.Instructions = emit::simtCodeWords(Fn);
+  Report.DivergenceCheckBranches = isel::divergenceCheckBranches(Kernel);
   return Error::success();
 }
 
@@ -217,6 +219,8 @@ Expected<CompileResult> compilePreparedModule(Module &M, StringRef SourceName,
       return E;
     Result.Kernels.push_back(std::move(Report));
   }
+  if (Error E = isel::printConstSection(Asm, M)) // __constant__ data, all kernels
+    return E;
 
   if (Opts.Emit == EmitKind::MIR) {
     Result.Text = std::move(MirText);

@@ -58,6 +58,10 @@ struct KernelReport {
   unsigned RegistersUsed = 0;
   unsigned SpillBytes = 0;
   unsigned Instructions = 0; ///< code words in the image
+  /// simt: branches LLVM's uniformity analysis called uniform that our
+  /// conservative divergence check found divergent (isel/DivergenceCheck.h);
+  /// the kernel was structurized again without trusting LLVM there.
+  unsigned DivergenceCheckBranches = 0;
 };
 
 struct CompileResult {

@@ -656,17 +656,20 @@ private:
   std::optional<int64_t> parseOperand(TokenCursor &C, const InstrDesc &D,
                                       Opcode Op, const simt::OperandInfo &O,
                                       uint32_t PC) {
-    std::string What =
-        ("operand " + Twine(operandName(O.Where)) + " of " + D.Mnemonic).str();
+    // "operand X of MNEMONIC" is only rendered when a message needs it: the
+    // Twine lives to the end of each call's full expression (building the
+    // string for every operand was a fifth of assembling a large kernel).
+    auto Name = operandName(O.Where);
     switch (O.Kind) {
     case OperandKind::GPR:
-      return parseRegister(C, What);
+      return parseRegister(C, "operand " + Twine(Name) + " of " + D.Mnemonic);
     case OperandKind::SpecialReg:
-      return parseSpecialReg(C, What);
+      return parseSpecialReg(C, "operand " + Twine(Name) + " of " + D.Mnemonic);
     case OperandKind::SImm:
     case OperandKind::UImm:
     case OperandKind::PCRel:
-      return parseImmediate(C, D, Op, O.Kind, PC, What);
+      return parseImmediate(C, D, Op, O.Kind, PC,
+                            "operand " + Twine(Name) + " of " + D.Mnemonic);
     }
     return std::nullopt;
   }

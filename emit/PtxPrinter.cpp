@@ -205,6 +205,31 @@ void printShared(raw_ostream &OS, ArrayRef<PtxKernelRef> Kernels) {
     OS << "\n";
 }
 
+/// __constant__ and __device__ variables, once each: `.const .align A .b8
+/// name[N] = {b0, b1, ...};` (no initializer when every byte is zero: PTX
+/// zero-fills .const and .global variables).
+void printGlobals(raw_ostream &OS, ArrayRef<PtxKernelRef> Kernels) {
+  StringSet<> Done;
+  bool Any = false;
+  for (const PtxKernelRef &K : Kernels)
+    for (const ptx::KernelInfo::GlobalVar &G : K.Info->Globals) {
+      if (!Done.insert(G.Symbol).second)
+        continue;
+      OS << ".visible " << (G.Const ? ".const" : ".global") << " .align " << G.Align << " .b8 "
+         << G.Symbol << "[" << G.Size << "]";
+      if (any_of(G.Init, [](uint8_t B) { return B != 0; })) {
+        OS << " = {";
+        for (size_t I = 0; I < G.Init.size(); ++I)
+          OS << (I ? ", " : "") << unsigned(G.Init[I]);
+        OS << "}";
+      }
+      OS << ";\n";
+      Any = true;
+    }
+  if (Any)
+    OS << "\n";
+}
+
 } // namespace
 
 void printPtxModule(raw_ostream &OS, ArrayRef<PtxKernelRef> Kernels,
@@ -214,6 +239,7 @@ void printPtxModule(raw_ostream &OS, ArrayRef<PtxKernelRef> Kernels,
     OS << " from " << Opts.SourceName;
   OS << " (-O" << Opts.OptLevel << ")\n//\n\n";
   OS << ".version 8.0\n.target " << Opts.Arch << "\n.address_size 64\n\n";
+  printGlobals(OS, Kernels);
   printShared(OS, Kernels);
   for (size_t K = 0; K < Kernels.size(); ++K) {
     if (K)

@@ -3,8 +3,10 @@
 // Input: kernels after isel::lowerPtxOutOfSSA (no PHI; BR/BRCOND/RET pseudo
 // terminators; COPYs; ptx::Opcode instructions with operands in dag order;
 // every vreg with its ptx::RegClass) and their ptx::KernelInfo.
-// Output: one PTX module: .version/.target/.address_size, the .shared
-// variables of all kernels (module scope, each once), then per kernel a
+// Output: one PTX module: .version/.target/.address_size, the .const
+// (__constant__) and .global (__device__) variables with their initializers
+// and the .shared variables of all kernels (module scope, each once), then
+// per kernel a
 // `.visible .entry NAME(.param ... NAME_param_K, ...)` whose registers are
 // numbered densely per class (%r1..%rN, declared `.reg .b32 %r<N+1>;`),
 // labels `$L__BB<kernel>_<block>`, instructions from the .td templates,

@@ -32,6 +32,7 @@
 
 #include "Json.h"
 #include "Sparse.h"
+#include "Summary.h"
 
 #include "../runtime/CudaDriverApi.h"
 #include "../runtime/PtxEntry.h"
@@ -50,6 +51,7 @@
 #include <map>
 #include <iostream>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -554,16 +556,29 @@ Problem timingProblem(const Json &S, Rng &R, std::string &Label) {
 }
 
 /// The synthetic matrix of a "csr" timing spec.
-Csr syntheticFromSpec(const Json &S, Rng &R) {
-  const std::string Kind = S["matrix"].S;
-  uint64_t Rows = uint64_t(S["rows"].integer());
-  if (Kind == "uniform")
-    return uniformCsr(Rows, unsigned(S["nnz_per_row"].integer()), R);
-  if (Kind == "powerlaw")
-    return powerLawCsr(Rows, double(S["nnz_per_row"].N), S["exponent"].N, R);
-  if (Kind == "banded")
-    return bandedCsr(Rows, unsigned(S["bandwidth"].integer()), R);
-  throw std::runtime_error("timing spec: unknown matrix '" + Kind + "'");
+/// Rows, columns, nonzeros and the longest row: what the gpu model's
+/// imbalance term needs even where the matrix is not at hand.
+std::string matrixShapeJson(const Csr &A) {
+  int64_t Longest = 0;
+  for (size_t I = 0; I + 1 < A.RowPtr.size(); ++I)
+    Longest = std::max<int64_t>(Longest, A.RowPtr[I + 1] - A.RowPtr[I]);
+  return "{\"rows\":" + std::to_string(A.Rows) + ",\"cols\":" + std::to_string(A.Cols) +
+         ",\"nnz\":" + std::to_string(A.Col.size()) +
+         ",\"max_row_length\":" + std::to_string(Longest) + "}";
+}
+
+/// Writes \p Text to a temporary file next to \p Path, then renames it: a
+/// reader never sees half a results file.
+void writeFileAtomically(const std::string &Path, const std::string &Text) {
+  std::string Tmp = Path + ".tmp";
+  {
+    std::ofstream Out(Tmp, std::ios::binary);
+    Out << Text;
+    if (!Out.flush())
+      throw std::runtime_error("cannot write '" + Tmp + "'");
+  }
+  if (std::rename(Tmp.c_str(), Path.c_str()) != 0)
+    throw std::runtime_error("cannot rename '" + Tmp + "' to '" + Path + "'");
 }
 
 //===--- Timing ---------------------------------------------------------------===//
@@ -619,6 +634,164 @@ double maxRelDifference(const std::vector<uint32_t> &A, const std::vector<uint32
     Worst = std::max(Worst, std::isfinite(D) ? D : 1e30);
   }
   return Worst;
+}
+
+//===--- The gpu profile: numbers the gpu model reads, measured here ------===//
+//
+// Tiny PTX kernels written for this (no nvcc needed): an empty kernel
+// (launch overhead, back to back), a copy (DRAM bandwidth, bytes read +
+// written), one-thread pointer chases timed on the SM's own %clock64 (L1
+// with ld.ca over 16 KiB, L2 with ld.cg over 4 MiB, DRAM over 512 MiB; lines
+// visited in a random cycle so no prefetcher helps), and one thread's chain
+// of dependent FMAs. The object has profiles/h200-reference.json's schema;
+// numbers not measured here (fp32 throughput, L2 bandwidth, shared latency,
+// L1 size, warps per SM) are listed in "not_measured" and the report takes
+// them from the reference profile.
+
+std::string probePtx() {
+  std::string P = ".version 7.8\n.target sm_90\n.address_size 64\n\n"
+                  ".visible .entry tandem_probe_empty()\n{\n\tret;\n}\n\n"
+                  ".visible .entry tandem_probe_copy(.param .u64 tandem_probe_copy_param_0, "
+                  ".param .u64 tandem_probe_copy_param_1, .param .u32 tandem_probe_copy_param_2)\n"
+                  "{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .f32 %f<2>;\n"
+                  "\t.reg .b64 %rd<8>;\n"
+                  "\tld.param.u64 %rd1, [tandem_probe_copy_param_0];\n"
+                  "\tld.param.u64 %rd2, [tandem_probe_copy_param_1];\n"
+                  "\tld.param.u32 %r1, [tandem_probe_copy_param_2];\n"
+                  "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
+                  "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n\tsetp.ge.u32 %p1, %r5, %r1;\n"
+                  "\t@%p1 bra $COPY_DONE;\n"
+                  "\tcvta.to.global.u64 %rd3, %rd1;\n\tcvta.to.global.u64 %rd4, %rd2;\n"
+                  "\tmul.wide.u32 %rd5, %r5, 4;\n\tadd.s64 %rd6, %rd3, %rd5;\n"
+                  "\tld.global.f32 %f1, [%rd6];\n\tadd.s64 %rd7, %rd4, %rd5;\n"
+                  "\tst.global.f32 [%rd7], %f1;\n$COPY_DONE:\n\tret;\n}\n";
+  // Pointer chases: param 0 the first pointer, 1 the steps, 2 where to put
+  // the cycles and the last pointer (which keeps the chain live).
+  for (const char *Cache : {"ca", "cg"}) {
+    std::string K = std::string("tandem_probe_chase_") + Cache;
+    P += "\n.visible .entry " + K + "(.param .u64 " + K + "_param_0, .param .u32 " + K +
+         "_param_1, .param .u64 " + K + "_param_2)\n{\n\t.reg .pred %p<2>;\n"
+         "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<8>;\n"
+         "\tld.param.u64 %rd1, [" + K + "_param_0];\n\tld.param.u32 %r1, [" + K +
+         "_param_1];\n\tld.param.u64 %rd2, [" + K + "_param_2];\n"
+         "\tmov.u32 %r2, 0;\n\tmov.u64 %rd3, %clock64;\n$" + K + "_LOOP:\n"
+         "\tld.global." + Cache + ".u64 %rd1, [%rd1];\n\tadd.s32 %r2, %r2, 1;\n"
+         "\tsetp.lt.u32 %p1, %r2, %r1;\n\t@%p1 bra $" + K + "_LOOP;\n"
+         "\tmov.u64 %rd4, %clock64;\n\tsub.s64 %rd5, %rd4, %rd3;\n"
+         "\tcvta.to.global.u64 %rd6, %rd2;\n\tst.global.u64 [%rd6], %rd5;\n"
+         "\tst.global.u64 [%rd6+8], %rd1;\n\tret;\n}\n";
+  }
+  // A dependent FMA chain: param 0 the iterations of 32 FMAs, 1 the output.
+  P += "\n.visible .entry tandem_probe_fma(.param .u32 tandem_probe_fma_param_0, .param .u64 "
+       "tandem_probe_fma_param_1)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n"
+       "\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<6>;\n"
+       "\tld.param.u32 %r1, [tandem_probe_fma_param_0];\n"
+       "\tld.param.u64 %rd1, [tandem_probe_fma_param_1];\n"
+       "\tcvt.rn.f32.u32 %f1, %r1;\n\tmov.f32 %f2, 0f3F7FFFFE;\n\tmov.f32 %f3, 0f3A83126F;\n"
+       "\tmov.u32 %r2, 0;\n\tmov.u64 %rd2, %clock64;\n$FMA_LOOP:\n";
+  for (int I = 0; I < 32; ++I)
+    P += "\tfma.rn.f32 %f1, %f1, %f2, %f3;\n";
+  P += "\tadd.s32 %r2, %r2, 1;\n\tsetp.lt.u32 %p1, %r2, %r1;\n\t@%p1 bra $FMA_LOOP;\n"
+       "\tmov.u64 %rd3, %clock64;\n\tsub.s64 %rd4, %rd3, %rd2;\n"
+       "\tcvta.to.global.u64 %rd5, %rd1;\n\tst.global.u64 [%rd5], %rd4;\n"
+       "\tst.global.f32 [%rd5+8], %f1;\n\tret;\n}\n";
+  return P;
+}
+
+/// Cycles per load of a one-thread pointer chase over \p Footprint bytes.
+double chaseCycles(Gpu &G, PtxModule &M, const char *Kernel, size_t Footprint, unsigned Steps,
+                   Rng &R) {
+  const size_t Stride = 128, Lines = Footprint / Stride, WordsPerLine = Stride / 8;
+  DeviceBuffer Ring(G, Footprint, "pointer chase ring");
+  DeviceBuffer Out(G, 16, "pointer chase result");
+  std::vector<uint64_t> Order(Lines);
+  std::iota(Order.begin(), Order.end(), 0);
+  for (size_t I = Lines - 1; I > 0; --I) // a random cycle through every line
+    std::swap(Order[I], Order[R.below(I + 1)]);
+  std::vector<uint64_t> Words(Lines * WordsPerLine, 0);
+  for (size_t I = 0; I < Lines; ++I)
+    Words[Order[I] * WordsPerLine] = Ring.Ptr + Order[(I + 1) % Lines] * Stride;
+  Ring.upload(Words.data(), Words.size() * 8);
+  unsigned Grid[3] = {1, 1, 1}, Block[3] = {1, 1, 1};
+  uint64_t Start = Ring.Ptr + Order[0] * Stride;
+  // Warm: one lap brings a cache-sized ring in (a DRAM-sized one needs none).
+  M.launch(Kernel, Grid, Block, 0, {Start, std::min<uint64_t>(Lines, Steps), Out.Ptr});
+  M.launch(Kernel, Grid, Block, 0, {Start, Steps, Out.Ptr});
+  G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", Kernel);
+  uint64_t Result[2];
+  Out.download(Result, 16);
+  return double(Result[0]) / Steps;
+}
+
+/// The "profile" object of the results; {"error": ...} if a probe failed.
+std::string measureProfile(Gpu &G, int Reps) {
+  try {
+    int Sms = 0, ClockKhz = 0, L2 = 0;
+    G.Api.cuDeviceGetAttribute(&Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, G.Dev);
+    G.Api.cuDeviceGetAttribute(&ClockKhz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, G.Dev);
+    G.Api.cuDeviceGetAttribute(&L2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, G.Dev);
+    char Name[256] = {};
+    G.Api.cuDeviceGetName(Name, sizeof(Name) - 1, G.Dev);
+    PtxModule M(G, probePtx(), "the profile probes");
+    unsigned One[3] = {1, 1, 1};
+
+    // Launch overhead: 100 empty launches back to back.
+    Timing Empty = timeIt(G, Reps, [&] {
+      for (int I = 0; I < 100; ++I)
+        M.launch("tandem_probe_empty", One, One, 0, {});
+    });
+    // DRAM bandwidth: copying 64M floats reads and writes 256 MiB each.
+    const uint32_t N = 64u << 20;
+    DeviceBuffer Src(G, size_t(N) * 4, "copy probe source"), Dst(G, size_t(N) * 4, "copy probe");
+    unsigned Grid[3] = {N / 256, 1, 1}, Block[3] = {256, 1, 1};
+    Timing Copy = timeIt(G, Reps, [&] {
+      M.launch("tandem_probe_copy", Grid, Block, 0, {Src.Ptr, Dst.Ptr, N});
+    });
+    Rng R(0x70f11e);
+    double L1 = chaseCycles(G, M, "tandem_probe_chase_ca", 16 << 10, 100000, R);
+    double L2Near = chaseCycles(G, M, "tandem_probe_chase_cg", 4 << 20, 100000, R);
+    double Dram = chaseCycles(G, M, "tandem_probe_chase_cg", size_t(512) << 20, 20000, R);
+    DeviceBuffer FmaOut(G, 16, "fma probe result");
+    const unsigned Iterations = 4096;
+    M.launch("tandem_probe_fma", One, One, 0, {Iterations, FmaOut.Ptr});
+    G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", "tandem_probe_fma");
+    uint64_t FmaCycles = 0;
+    FmaOut.download(&FmaCycles, 8);
+
+    // A probe that gave no usable number (0, NaN) is left out and listed
+    // as not measured: the report then uses the reference's number.
+    std::vector<std::pair<std::string, double>> Numbers = {
+        {"sm_count", Sms},
+        {"clock_mhz", ClockKhz / 1000.0},
+        {"l2_bytes", L2},
+        {"launch_overhead_us", Empty.MedianMs * 1000 / 100},
+        {"dram_gb_per_s", 2.0 * N * 4 / (Copy.MedianMs * 1e-3) / 1e9},
+        {"l1_latency_cycles", L1},
+        {"l2_latency_cycles", L2Near},
+        {"dram_latency_cycles", Dram},
+        {"fma_latency_cycles", double(FmaCycles) / (Iterations * 32.0)}};
+    std::vector<std::string> NotMeasured = {"fp32_tflop_per_s", "l2_gb_per_s",
+                                            "shared_latency_cycles", "l1_bytes",
+                                            "max_warps_per_sm"};
+    std::ostringstream S;
+    S << "{\"name\":" << quote(std::string(Name) + " (measured by tandem-gpu-runner)")
+      << ",\"source\":\"tandem-gpu-runner probes (gpu/Runner.cpp, measureProfile); latencies "
+         "from %clock64, clock_mhz is the driver's maximum SM clock\"";
+    for (const auto &[Key, Value] : Numbers) {
+      if (std::isfinite(Value) && Value > 0)
+        S << ",\"" << Key << "\":" << number(Value);
+      else
+        NotMeasured.push_back(Key);
+    }
+    S << ",\"not_measured\":[";
+    for (size_t I = 0; I < NotMeasured.size(); ++I)
+      S << (I ? "," : "") << quote(NotMeasured[I]);
+    S << "]}";
+    return S.str();
+  } catch (const std::exception &E) {
+    std::cerr << "profile probes: " << E.what() << "\n";
+    return "{\"error\":" + quote(E.what()) + "}";
+  }
 }
 
 //===--- cuSPARSE -------------------------------------------------------------===//
@@ -709,29 +882,6 @@ std::vector<std::string> variantPtx(const Options &O, const Json &C) {
   return Ptx;
 }
 
-struct Row {
-  std::string Kernel, Size;
-  double Ms[3] = {NAN, NAN, NAN};
-};
-
-void printTable(const std::vector<Row> &Rows) {
-  std::printf("\n%-16s %-34s %10s %10s %10s %10s\n", "kernel", "size", "ours ms", "nvcc ms",
-              "llc ms", "ours/nvcc");
-  double LogSum = 0;
-  int N = 0;
-  for (const Row &R : Rows) {
-    double Ratio = R.Ms[0] / R.Ms[1];
-    std::printf("%-16s %-34.34s %10.4f %10.4f %10.4f %10.3f\n", R.Kernel.c_str(), R.Size.c_str(),
-                R.Ms[0], R.Ms[1], R.Ms[2], Ratio);
-    if (std::isfinite(Ratio) && Ratio > 0) {
-      LogSum += std::log(Ratio);
-      ++N;
-    }
-  }
-  if (N)
-    std::printf("geometric mean ours/nvcc over %d rows: %.3f\n", N, std::exp(LogSum / N));
-}
-
 int run(const Options &O) {
   Json Manifest = JsonParser(readFile(O.Bundle + "/manifest.json")).parse();
   Gpu G;
@@ -742,8 +892,10 @@ int run(const Options &O) {
   }
   std::ostringstream J; // the results file
   J << "{\"gpu\":" << G.infoJson() << ",\"nvidia_smi_before\":" << quote(nvidiaSmi())
-    << ",\"reps\":" << O.Reps << ",\"cases\":[";
-  std::vector<Row> Table;
+    << ",\"reps\":" << O.Reps;
+  if (O.Timing)
+    J << ",\"profile\":" << measureProfile(G, O.Reps);
+  J << ",\"cases\":[";
   bool AllCorrect = true;
   auto Wanted = [&](const std::string &Name) {
     return O.Only.empty() || std::find(O.Only.begin(), O.Only.end(), Name) != O.Only.end();
@@ -757,7 +909,6 @@ int run(const Options &O) {
       continue;
     J << (FirstCase ? "" : ",") << "{\"name\":" << quote(Name);
     FirstCase = false;
-    Row R{Name, "suite: " + C["size"].S, {NAN, NAN, NAN}};
     try {
       Problem P = problemFromManifest(C, O.Bundle);
       std::vector<std::string> Ptx = variantPtx(O, C);
@@ -782,7 +933,6 @@ int run(const Options &O) {
           if (O.Timing) {
             Timing T = timeIt(G, O.Reps, [&] { D.launchAll(M); });
             J << ",\"time\":" << timingJson(T);
-            R.Ms[V] = T.MedianMs;
           }
         } catch (const std::exception &E) {
           if (V == 0)
@@ -799,7 +949,6 @@ int run(const Options &O) {
       std::cerr << Name << ": " << E.what() << "\n";
     }
     J << "}";
-    Table.push_back(R);
   }
   J << "],\"timing\":[";
 
@@ -807,10 +956,11 @@ int run(const Options &O) {
   Rng Random(0x5eed);
   bool FirstSpec = true;
   auto TimeProblem = [&](const Problem &P, const Json &Case, const std::string &Label,
-                         const Csr *Matrix) {
+                         const Csr *Matrix, const std::string &MatrixName) {
     J << (FirstSpec ? "" : ",") << "{\"case\":" << quote(P.Name) << ",\"size\":" << quote(Label);
     FirstSpec = false;
-    Row R{P.Name, Label, {NAN, NAN, NAN}};
+    if (Matrix)
+      J << ",\"matrix\":" << quote(MatrixName) << ",\"matrix_shape\":" << matrixShapeJson(*Matrix);
     std::vector<std::string> Ptx = variantPtx(O, Case);
     std::vector<std::vector<uint32_t>> Outputs(3);
     size_t OutIndex = 0;
@@ -835,7 +985,6 @@ int run(const Options &O) {
         G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", P.Name);
         Outputs[V] = D->read(OutIndex, false);
         Timing T = timeIt(G, O.Reps, [&] { D->launchAll(M); });
-        R.Ms[V] = T.MedianMs;
         J << "{\"time\":" << timingJson(T);
         if (V != 1 && !Outputs[1].empty())
           J << ",\"max_rel_diff_vs_nvcc\":"
@@ -859,7 +1008,6 @@ int run(const Options &O) {
       J << ",\"cusparse\":\"not built (no cuSPARSE where the runner was built)\"";
 #endif
     J << "}";
-    Table.push_back(R);
   };
   auto CaseJson = [&](const std::string &Name) -> const Json * {
     for (const Json &C : Manifest["cases"].A)
@@ -867,56 +1015,66 @@ int run(const Options &O) {
         return &C;
     return nullptr;
   };
+  // Our three CSR kernels, and cuSPARSE (on spmv_scalar's buffers), on one
+  // matrix: the summary compares them per matrix.
+  auto TimeSpmv = [&](const Csr &A, const std::string &MatrixName, const std::string &Kind) {
+    std::string Label =
+        Kind + " " + std::to_string(A.Rows) + "r " + std::to_string(A.Col.size()) + "nz";
+    for (const char *K : SpmvKernels) {
+      const char *CaseName = std::string(K) == "spmv_merge" ? "spmv_balanced" : K;
+      const Json *C = CaseJson(CaseName);
+      if (!C || !Wanted(CaseName))
+        continue;
+      Problem P = spmvProblem(K, A, Random);
+      P.Name = K;
+      TimeProblem(P, *C, Label, &A, MatrixName);
+    }
+  };
   if (O.Timing) {
+    std::vector<std::string> SyntheticDone;
     for (const Json &S : Manifest["timing"].A) {
       const Json *C = CaseJson(S["case"].S);
       if (!C || !Wanted(S["case"].S))
         continue;
       try {
-        if (S["generator"].S == "csr") { // one matrix for our kernels and cuSPARSE
-          Csr A = syntheticFromSpec(S, Random);
-          Problem P = spmvProblem(S["case"].S, A, Random);
-          P.Name = S["case"].S;
-          TimeProblem(P, *C,
-                      S["matrix"].S + " " + std::to_string(A.Rows) + "r " +
-                          std::to_string(A.Col.size()) + "nz",
-                      &A);
+        if (S["generator"].S == "csr") { // each distinct matrix once, every kernel
+          std::string Name = syntheticName(S);
+          if (std::find(SyntheticDone.begin(), SyntheticDone.end(), Name) != SyntheticDone.end())
+            continue;
+          SyntheticDone.push_back(Name);
+          Rng MatrixRandom(matrixSeed(Name));
+          Csr A = syntheticFromSpec(S, MatrixRandom);
+          TimeSpmv(A, Name, S["matrix"].S);
           continue;
         }
         std::string Label;
         Problem P = timingProblem(S, Random, Label);
-        TimeProblem(P, *C, Label, nullptr);
+        TimeProblem(P, *C, Label, nullptr, "");
       } catch (const std::exception &E) {
         std::cerr << "timing " << S["case"].S << ": " << E.what() << "\n";
       }
     }
-    // Real matrices: each of our CSR kernels, and cuSPARSE.
+    // Real matrices.
     for (const Json &F : Manifest["matrices"].A) {
       try {
         Csr A = readMatrixMarket(O.Bundle + "/" + F.S);
         std::string Base = F.S.substr(F.S.find_last_of('/') + 1);
-        for (const char *K : {"spmv_scalar", "spmv_vector", "spmv_merge"}) {
-          const char *CaseName = std::string(K) == "spmv_merge" ? "spmv_balanced" : K;
-          const Json *C = CaseJson(CaseName);
-          if (!C || !Wanted(CaseName))
-            continue;
-          Problem P = spmvProblem(K, A, Random);
-          P.Name = K;
-          TimeProblem(P, *C,
-                      Base + " " + std::to_string(A.Rows) + "r " + std::to_string(A.Col.size()) +
-                          "nz",
-                      &A);
-        }
+        TimeSpmv(A, Base, Base);
       } catch (const std::exception &E) {
         std::cerr << F.S << ": " << E.what() << "\n";
       }
     }
   }
   J << "],\"nvidia_smi_after\":" << quote(nvidiaSmi()) << ",\"all_correct\":"
-    << (AllCorrect ? "true" : "false") << "}\n";
-  std::ofstream(O.Out) << J.str();
+    << (AllCorrect ? "true" : "false");
+  // The summary is computed from the results as written (Summary.h), so
+  // what is printed is what the file says.
+  RunSummary Summary = summarizeResults(JsonParser(J.str() + "}").parse());
+  J << ",\"summary\":" << summaryJson(Summary) << "}\n";
+  writeFileAtomically(O.Out, J.str());
   std::cout << "results: " << O.Out << "\n";
-  printTable(Table);
+  std::fflush(stdout);
+  printSummary(Summary, stdout);
   std::printf("correctness (ours, every suite case): %s\n", AllCorrect ? "PASS" : "FAIL");
   return AllCorrect ? 0 : 1;
 }

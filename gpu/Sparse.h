@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Json.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -193,6 +195,49 @@ inline Csr readMatrixMarket(const std::string &Path) {
     ++A.Rows;
   }
   return A;
+}
+
+//===--- Synthetic matrices of the manifest's "csr" timing specs ----------===//
+//
+// Shared by the runner (which times them) and `tandem report` (which
+// regenerates the same matrix to compute its statistics for the gpu model):
+// the seed depends only on the spec's name.
+
+/// The matrix of a csr timing spec ({"matrix": uniform|powerlaw|banded,
+/// "rows", "nnz_per_row", "exponent", "bandwidth"}).
+inline Csr syntheticFromSpec(const Json &S, Rng &R) {
+  const std::string Kind = S["matrix"].S;
+  uint64_t Rows = uint64_t(S["rows"].integer());
+  if (Kind == "uniform")
+    return uniformCsr(Rows, unsigned(S["nnz_per_row"].integer()), R);
+  if (Kind == "powerlaw")
+    return powerLawCsr(Rows, double(S["nnz_per_row"].N), S["exponent"].N, R);
+  if (Kind == "banded")
+    return bandedCsr(Rows, unsigned(S["bandwidth"].integer()), R);
+  throw std::runtime_error("timing spec: unknown matrix '" + Kind + "'");
+}
+
+/// The name of a synthetic matrix spec: "uniform 4194304 rows, 16 per row".
+/// The same spec (several cases name it) is one matrix.
+inline std::string syntheticName(const Json &S) {
+  const std::string Kind = S["matrix"].S;
+  std::string Name = Kind + " " + std::to_string(S["rows"].integer()) + " rows";
+  if (S.has("nnz_per_row"))
+    Name += ", " + number(S["nnz_per_row"].N) + " per row";
+  if (S.has("exponent"))
+    Name += ", exponent " + number(S["exponent"].N);
+  if (S.has("bandwidth"))
+    Name += ", " + std::to_string(S["bandwidth"].integer()) + " diagonals";
+  return Name;
+}
+
+/// A seed per matrix name (FNV-1a): the matrix does not depend on what was
+/// generated before it, so `tandem report` can regenerate it (gpu/Sparse.h).
+inline uint64_t matrixSeed(const std::string &Name) {
+  uint64_t H = 0xcbf29ce484222325ull;
+  for (unsigned char C : Name)
+    H = (H ^ C) * 0x100000001b3ull;
+  return H;
 }
 
 } // namespace tandem::gpu

@@ -24,6 +24,10 @@
 //    divergent regions structurized (StructurizeCFG with
 //    uniform regions skipped), irreducible loops made reducible, loops with
 //    one exit block;
+//  - simt only: a pointer into a __constant__ variable (address space 4) is
+//    only offset, selected, compared and loaded through (never stored to,
+//    stored, converted or passed on), so ld.const can serve every access;
+//    writable __device__ globals (address space 1) are ptx only;
 //  - the module verifies.
 // Unsupported constructs are reported with the kernel, the IR instruction
 // and the source line (when the module has debug locations).
@@ -37,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "isel/Prepare.h"
+#include "isel/DivergenceCheck.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -898,45 +903,60 @@ void runStructurizeCFG(Function &F, TargetMachine &TM, bool SkipUniformRegions) 
   FPM.doFinalization();
 }
 
-/// A branch StructurizeCFG skipped as uniform (it marks those with
-/// !structurizecfg.uniform) whose condition uniformity analysis now finds
-/// divergent. LLVM 19's analysis can miss the divergence of a phi whose
-/// block joins the two sides of a divergent branch when each side has
-/// several blocks (llvm-project issue 137277; compfuzz finding 6), and the
-/// region built on such a phi is then left unstructured. Recomputed after
-/// structurization the Flow blocks make the divergence visible.
-bool skippedADivergentRegion(Function &F, TargetMachine &TM) {
+/// Branches StructurizeCFG skipped as uniform (it marks those with
+/// !structurizecfg.uniform) that are divergent after all, by LLVM's
+/// uniformity analysis recomputed now or by our own conservative check
+/// (DivergenceCheck.h). LLVM 19's analysis can miss the divergence of a
+/// phi whose block joins the two sides of a divergent branch when each side
+/// has several blocks (llvm-project issue 137277; compfuzz finding 6), and
+/// the region built on such a phi is then left unstructured. Recomputed
+/// after structurization the Flow blocks make that divergence visible to
+/// LLVM; DivergenceCheck catches it, and whatever else LLVM may miss,
+/// independently. \p CheckOnly counts the branches only our check flags.
+unsigned skippedDivergentBranches(Function &F, TargetMachine &TM, unsigned &CheckOnly) {
+  CheckOnly = 0;
   unsigned UniformMD = F.getContext().getMDKindID("structurizecfg.uniform");
-  bool AnyMarked = any_of(F, [&](BasicBlock &BB) {
-    return BB.getTerminator() && BB.getTerminator()->getMetadata(UniformMD);
-  });
-  if (!AnyMarked)
-    return false;
+  auto IsSkipped = [&](const BasicBlock &BB) {
+    const auto *Br = dyn_cast_or_null<BranchInst>(BB.getTerminator());
+    return Br && Br->isConditional() && Br->getMetadata(UniformMD);
+  };
+  if (none_of(F, IsSkipped))
+    return 0;
   FunctionAnalysisManager FAM;
   PassBuilder PB(&TM);
   PB.registerFunctionAnalyses(FAM);
   UniformityInfo &UI = FAM.getResult<UniformityInfoAnalysis>(F);
+  DivergenceCheck Ours(F);
+  unsigned Count = 0;
   for (BasicBlock &BB : F) {
-    auto *Br = dyn_cast<BranchInst>(BB.getTerminator());
-    if (Br && Br->isConditional() && Br->getMetadata(UniformMD) &&
-        UI.isDivergent(Br->getCondition()))
-      return true;
+    if (!IsSkipped(BB))
+      continue;
+    bool ByLLVM = UI.isDivergent(cast<BranchInst>(BB.getTerminator())->getCondition());
+    bool ByUs = Ours.hasDivergentTerminator(BB);
+    Count += ByLLVM || ByUs;
+    CheckOnly += ByUs && !ByLLVM;
   }
-  return false;
+  return Count;
 }
 
 /// Divergent regions are structurized, uniform ones left alone (fewer
-/// Flow blocks and exec-mask operations). Where the uniformity analysis
-/// was wrong about a skipped region, the function is structurized again
-/// without skipping: every region then has the shapes the control-flow
-/// lowering accepts, at the cost of masks on some uniform branches.
+/// Flow blocks and exec-mask operations). Where a skipped region turns out
+/// divergent, the function is structurized again without skipping: every
+/// region then has the shapes the control-flow lowering accepts, at the
+/// cost of masks on some uniform branches. When only our check saw the
+/// divergence, the kernel gets the attribute DivergenceCheckAttr (the
+/// number of such branches) so tools and tests can see it happened.
 void structurize(Module &M, TargetMachine &TM) {
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
     runStructurizeCFG(F, TM, /*SkipUniformRegions=*/true);
-    if (skippedADivergentRegion(F, TM))
-      runStructurizeCFG(F, TM, /*SkipUniformRegions=*/false);
+    unsigned CheckOnly = 0;
+    if (skippedDivergentBranches(F, TM, CheckOnly) == 0)
+      continue;
+    runStructurizeCFG(F, TM, /*SkipUniformRegions=*/false);
+    if (CheckOnly)
+      F.addFnAttr(DivergenceCheckAttr, std::to_string(CheckOnly));
   }
 }
 
@@ -1044,27 +1064,86 @@ void checkInstruction(const Instruction &I, PrepTarget Target, Problems &P) {
           "memory");
 }
 
-void checkGlobals(Module &M, Problems &P) {
+/// Which globals each target can place: __shared__ (address space 3) and
+/// __constant__ (4, the image's const section on simt, .const on ptx) on
+/// both; writable __device__ globals (1) on ptx only, as simt has no memory
+/// for them (global memory belongs to the host's buffers).
+void checkGlobals(Module &M, PrepTarget Target, Problems &P) {
   constexpr unsigned ConstantAS = 4;
   for (GlobalVariable &G : M.globals()) {
     if (G.getName().starts_with("llvm.") || G.use_empty())
       continue;
-    if (G.getAddressSpace() == SharedAS)
+    unsigned AS = G.getAddressSpace();
+    if (AS == SharedAS || AS == ConstantAS)
+      continue;
+    if (AS == GlobalAS && Target == PrepTarget::Ptx)
+      continue;
+    P.add(formatv("global variable '{0}' in address space {1} is not supported: the SIMT "
+                  "target has no memory for writable __device__ variables (global memory "
+                  "belongs to the host's buffers); pass a buffer as a kernel argument, "
+                  "use __shared__ for per-block data, or __constant__ for read-only tables",
+                  demangle(G.getName().str()), AS)
+              .str());
+  }
+}
+
+/// simt's const space is read-only and has no generic addresses: a pointer
+/// into a __constant__ variable may only be offset (GEP, casts), chosen
+/// (select, phi), compared and loaded through. A store or atomic through it,
+/// or the pointer itself stored, converted to an integer or passed to a call,
+/// would write or read the wrong memory, so each is reported with the kernel
+/// and source line.
+void checkConstantUses(Module &M, Problems &P) {
+  constexpr unsigned ConstantAS = 4;
+  for (GlobalVariable &G : M.globals()) {
+    if (G.getAddressSpace() != ConstantAS || G.use_empty())
       continue;
     std::string Name = demangle(G.getName().str());
-    if (G.getAddressSpace() == ConstantAS)
-      P.add(formatv("__constant__ variable '{0}' is not supported on simt yet (the image's "
-                    "const section is not filled by the compiler); pass the data as a kernel "
-                    "argument or compute it in the kernel",
-                    Name)
-                .str());
-    else
-      P.add(formatv("global variable '{0}' in address space {1} is not supported: the SIMT "
-                    "target has no memory for writable __device__ variables (global memory "
-                    "belongs to the host's buffers); pass a buffer as a kernel argument, or "
-                    "use __shared__ for per-block data",
-                    Name, G.getAddressSpace())
-                .str());
+    SmallPtrSet<const Value *, 16> Seen;
+    SmallVector<const Value *, 16> Work{&G};
+    auto Escapes = [&](const Instruction &I, StringRef How) {
+      P.add(I, formatv("a pointer into __constant__ variable '{0}' {1}", Name, How).str(),
+            "simt reads __constant__ memory with ld.const only, so such a pointer can only be "
+            "indexed and loaded through; copy the values you need instead");
+    };
+    while (!Work.empty()) {
+      const Value *V = Work.pop_back_val();
+      if (!Seen.insert(V).second)
+        continue;
+      for (const User *U : V->users()) {
+        if (isa<ConstantExpr>(U)) {
+          Work.push_back(U);
+          continue;
+        }
+        const auto *I = dyn_cast<Instruction>(U);
+        if (!I)
+          continue;
+        if (isa<GetElementPtrInst>(I) || isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I) ||
+            isa<SelectInst>(I) || isa<PHINode>(I)) {
+          Work.push_back(I);
+        } else if (isa<LoadInst>(I) || isa<ICmpInst>(I)) {
+          // loads (V can only be the address) and pointer compares are fine
+        } else if (const auto *St = dyn_cast<StoreInst>(I)) {
+          if (St->getPointerOperand() == V)
+            P.add(*I, formatv("store to __constant__ variable '{0}'", Name).str(),
+                  "__constant__ memory is read-only on the device; use a global buffer "
+                  "(a kernel argument) for data the kernel writes");
+          else
+            Escapes(*I, "is stored to memory");
+        } else if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) {
+          if (I->getOperand(0) == V) // the address of both atomics
+            P.add(*I, formatv("atomic operation on __constant__ variable '{0}'", Name).str(),
+                  "__constant__ memory is read-only on the device; use global or __shared__ "
+                  "memory for atomics");
+          else
+            Escapes(*I, "is stored to memory");
+        } else if (isa<PtrToIntInst>(I)) {
+          Escapes(*I, "is converted to an integer");
+        } else {
+          Escapes(*I, "reaches an operation other than a load");
+        }
+      }
+    }
   }
 }
 
@@ -1091,6 +1170,13 @@ void dropUnusedNonKernels(Module &M) {
 
 } // namespace
 
+unsigned divergenceCheckBranches(const Function &F) {
+  unsigned Count = 0;
+  if (F.hasFnAttribute(DivergenceCheckAttr))
+    F.getFnAttribute(DivergenceCheckAttr).getValueAsString().getAsInteger(10, Count);
+  return Count;
+}
+
 Error prepareModule(Module &M, const PrepareOptions &Opts) {
   if (Opts.OptLevel > 3)
     return createStringError(formatv("-O{0}: the levels are -O0 to -O3", Opts.OptLevel));
@@ -1115,7 +1201,9 @@ Error prepareModule(Module &M, const PrepareOptions &Opts) {
                              VerifierText);
 
   Problems After;
-  checkGlobals(M, After);
+  checkGlobals(M, Opts.Target, After);
+  if (Opts.Target == PrepTarget::Simt)
+    checkConstantUses(M, After);
   checkFunctions(M, Opts.Target, After);
   if (Error E = After.take())
     return E;

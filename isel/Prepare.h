@@ -4,8 +4,10 @@
 // Output, for every kernel: optimized at the requested -O level, no switch
 // (lowered to branches), one return block, address spaces inferred where
 // provable, every non-kernel function inlined, and, for the simt target,
-// divergent regions structurized (StructurizeCFG, uniform regions skipped)
-// so cfg lowering sees only if-then, if-then-else and single-exit loops. The
+// divergent regions structurized (StructurizeCFG, uniform regions skipped;
+// a skipped region that LLVM's uniformity analysis or our DivergenceCheck
+// finds divergent afterwards makes the whole kernel structurized) so cfg
+// lowering sees only if-then, if-then-else and single-exit loops. The
 // module is verified. Constructs the back end does not support (calls that
 // remain, recursion, f64 on simt, dynamic alloca, varargs, ...) are reported
 // here with the function, the IR instruction and the source line.
@@ -36,5 +38,14 @@ struct PrepareOptions {
 };
 
 llvm::Error prepareModule(llvm::Module &M, const PrepareOptions &Opts);
+
+/// Function attribute (a decimal count) prepare puts on a simt kernel whose
+/// region StructurizeCFG skipped as uniform had branches that only our
+/// conservative divergence check (DivergenceCheck.h) found divergent; the
+/// kernel was then structurized again without skipping.
+inline constexpr llvm::StringLiteral DivergenceCheckAttr = "tandem-divergence-check-branches";
+
+/// The count of DivergenceCheckAttr on \p F, 0 without it.
+unsigned divergenceCheckBranches(const llvm::Function &F);
 
 } // namespace tandem::isel

@@ -2,7 +2,8 @@
 //
 // getelementptr, load, store, atomicrmw, cmpxchg (+ its extractvalue).
 //
-// Address spaces: 1 global, 3 shared, 5 local come from the pointer type.
+// Address spaces: 1 global, 3 shared, 4 const, 5 local come from the pointer
+// type.
 // A generic pointer (address space 0, where preparation could not infer one)
 // is traced to its origins: kernel parameters and pointers loaded from memory
 // are global, allocas local, __shared__ variables shared, an addrspacecast
@@ -12,7 +13,13 @@
 // Addresses are folded: constant GEP offsets (and casts) become the simm12
 // of the memory instruction, also the constant part of a GEP with variable
 // indices (its own add is then dead); a constant address (a __shared__
-// variable, an alloca) becomes [r0 + offset].
+// variable, an alloca, a __constant__ variable) becomes [r0 + offset].
+//
+// __constant__ variables live in the image's const section at the offsets of
+// isel/ConstLayout.h. The ISA reads it with ld.const.u32 only: an i8/i16 is
+// taken out of the aligned word holding it (shift right by 8 * (address & 3),
+// then mask), an i64 is two words. Stores and atomics there are errors
+// (Prepare reports them first, with the source line).
 //
 // Opcodes are looked up by mnemonic (`ld.<space>.<u|s><bits>`, `atom.<space>.
 // <op>`) so no table of memory opcodes is repeated here.
@@ -116,11 +123,10 @@ Expected<simt::MemSpace> Selector::memSpaceOf(Value *Ptr, const Instruction &Use
   SpaceTracer T;
   T.trace(Ptr);
   if (T.Unknown || T.Spaces.size() != 1)
-    return cannotSelect(User, "cannot tell which memory space (global, shared or local) this "
-                              "pointer points into; simt has no generic addressing. Keep "
-                              "shared and local pointers apart from global ones");
-  if (T.Spaces[0] == simt::MemSpace::Const)
-    return cannotSelect(User, "__constant__ memory is not supported on simt yet");
+    return cannotSelect(User, "cannot tell which memory space (global, shared, local or "
+                              "__constant__) this pointer points into; simt has no generic "
+                              "addressing. Keep shared, local and __constant__ pointers apart "
+                              "from global ones");
   return T.Spaces[0];
 }
 
@@ -148,6 +154,9 @@ std::optional<int64_t> Selector::constantAddress(Value *Ptr) {
     }
     if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 3)
       return Off + sharedOffset(GV);
+    if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 4)
+      if (std::optional<uint32_t> C = constOffset(GV))
+        return Off + *C;
     if (auto *AI = dyn_cast<AllocaInst>(V))
       if (std::optional<uint32_t> L = localOffset(AI))
         return Off + *L;
@@ -295,6 +304,8 @@ Error Selector::selectLoad(LoadInst &L) {
   Expected<Address> Addr = addressOf(L.getPointerOperand());
   if (!Addr)
     return Addr.takeError();
+  if (*Space == simt::MemSpace::Const && Bytes < 4)
+    return selectSubWordConstLoad(L, *Addr, Bytes);
   StringRef SpaceStr = spaceName(*Space);
   if (Bytes == 8) {
     Opcode O = mnemonicOpcode("ld." + SpaceStr + ".u32");
@@ -319,6 +330,51 @@ Error Selector::selectLoad(LoadInst &L) {
   return Error::success();
 }
 
+/// The const space has word loads only: an i8/i16 (or i1 byte) at address A
+/// is bits [8 * (A & 3), +8 * Bytes) of the word at A & ~3 (alignment checked
+/// before: an i16 is 2-aligned, so it never straddles two words). The result
+/// is zero-extended; a sign extension the user wants is selected as usual.
+Error Selector::selectSubWordConstLoad(LoadInst &L, Address Addr, unsigned Bytes) {
+  Opcode Ld = mnemonicOpcode("ld.const.u32");
+  unsigned Bits = Bytes * 8;
+  Reg Dst = result(&L);
+  auto Extract = [&](Reg Word, std::optional<unsigned> ConstShift, Reg DynShift) {
+    Reg Shifted = Word;
+    if (ConstShift && *ConstShift)
+      Shifted = emitRI(Opcode::SHRI, Opcode::SHR, Word, *ConstShift);
+    else if (!ConstShift)
+      Shifted = emitRR(Opcode::SHR, Word, DynShift);
+    if (ConstShift && *ConstShift + Bits == 32)
+      copy(Dst, Shifted); // the logical shift cleared the bits above
+    else
+      emitRI(Opcode::ANDI, Opcode::AND, Dst, Shifted, (1 << Bits) - 1);
+    noteZext(Dst, Bits);
+  };
+  if (Addr.Base == 0) { // a constant address: the shift is known
+    Address Word = fitOffset(*this, Address{0, Addr.Offset & ~int64_t(3)}, Ld);
+    Reg W = newReg();
+    emit(Ld, {Operand::def(W), Operand::use(Word.Base), Operand::imm(Word.Offset)});
+    Extract(W, static_cast<unsigned>(Addr.Offset & 3) * 8, mir::NoReg);
+    return Error::success();
+  }
+  // base + offset: with a word-multiple offset only the base's low bits
+  // matter, so the offset stays in the load's immediate.
+  Reg Full = Addr.Base;
+  int64_t WordOffset = 0;
+  if (Addr.Offset % 4 == 0)
+    WordOffset = Addr.Offset;
+  else
+    Full = emitRI(Opcode::ADDI, Opcode::ADD, Addr.Base, Addr.Offset);
+  Reg AlignedBase = emitRI(Opcode::ANDI, Opcode::AND, Full, -4);
+  Reg ByteInWord = emitRI(Opcode::ANDI, Opcode::AND, Full, 3);
+  Reg Shift = emitRI(Opcode::SHLI, Opcode::SHL, ByteInWord, 3);
+  Address Word = fitOffset(*this, Address{AlignedBase, WordOffset}, Ld);
+  Reg W = newReg();
+  emit(Ld, {Operand::def(W), Operand::use(Word.Base), Operand::imm(Word.Offset)});
+  Extract(W, std::nullopt, Shift);
+  return Error::success();
+}
+
 /// Narrow stores write the low bytes; an i1 is stored as a 0/1 byte.
 Error Selector::selectStore(StoreInst &S) {
   Value *Val = S.getValueOperand();
@@ -330,6 +386,8 @@ Error Selector::selectStore(StoreInst &S) {
   Expected<simt::MemSpace> Space = memSpaceOf(S.getPointerOperand(), S);
   if (!Space)
     return Space.takeError();
+  if (*Space == simt::MemSpace::Const)
+    return cannotSelect(S, "a store to __constant__ memory; it is read-only on the device");
   Expected<Address> Addr = addressOf(S.getPointerOperand());
   if (!Addr)
     return Addr.takeError();

@@ -5,8 +5,13 @@
 // Value representation (every rule relies on it):
 //   * one IR value = one vreg whose class follows its type (classOf):
 //     i1 -> Pred, i32 -> B32, i64 and pointers (any space) -> B64,
-//     float -> F32, double -> F64. i8/i16 values are rejected with an error
-//     (the suite has none; loads/stores of them would need the .b16 class).
+//     float -> F32, double -> F64. i8 and i16 values are promoted: they
+//     live in a B32 register, ZERO-EXTENDED (bits above the type's width
+//     are 0). Every rule keeps that: loads use ld.u8/u16, constants are
+//     zero-extended immediates, add/sub/mul/shl and anything that may set
+//     high bits mask the result (and.b32 0xff/0xffff), and rules that read
+//     a narrow value as signed (sdiv, srem, ashr, signed compares, sext,
+//     sitofp, smin/smax/abs) sign-extend it first (shl + shr.s32).
 //   * pointers hold addresses in their own space: a global pointer is a
 //     global address (kernel pointer parameters go through cvta.to.global as
 //     the IR's addrspacecast says), a shared pointer the address `mov.u64
@@ -62,13 +67,13 @@ using mir::Reg;
 using ptx::Opcode;
 using ptx::RegClass;
 
-constexpr unsigned GenericAS = 0, GlobalAS = 1, SharedAS = 3, LocalAS = 5;
+constexpr unsigned GenericAS = 0, GlobalAS = 1, SharedAS = 3, ConstAS = 4, LocalAS = 5;
 
 /// The class of a value of type \p T, if PTX values of it are supported.
 std::optional<RegClass> classOf(Type *T) {
   if (T->isIntegerTy(1))
     return RegClass::Pred;
-  if (T->isIntegerTy(32))
+  if (T->isIntegerTy(8) || T->isIntegerTy(16) || T->isIntegerTy(32))
     return RegClass::B32;
   if (T->isIntegerTy(64) || T->isPointerTy())
     return RegClass::B64;
@@ -78,6 +83,9 @@ std::optional<RegClass> classOf(Type *T) {
     return RegClass::F64;
   return std::nullopt;
 }
+
+/// i8 and i16: promoted to a zero-extended B32 register.
+bool isNarrowInt(Type *T) { return T->isIntegerTy(8) || T->isIntegerTy(16); }
 
 /// Opcode by record name; the names are the .td's, so a miss is a bug in
 /// this file, reported as an internal error by the caller.
@@ -107,6 +115,8 @@ public:
     if (Error E = declareParams())
       return E;
     if (Error E = layoutShared())
+      return E;
+    if (Error E = layoutGlobals())
       return E;
     if (Error E = layoutLocals())
       return E;
@@ -193,8 +203,8 @@ private:
   /// Bits of a constant as the immediate operand holds them (floats: their
   /// IEEE bits, printed as 0f/0d by the printer).
   static std::optional<int64_t> immediateOf(Value *V) {
-    if (auto *C = dyn_cast<ConstantInt>(V))
-      return C->getBitWidth() == 1 ? int64_t(C->getZExtValue()) : C->getSExtValue();
+    if (auto *C = dyn_cast<ConstantInt>(V)) // i1, i8, i16: zero-extended (see the top)
+      return C->getBitWidth() < 32 ? int64_t(C->getZExtValue()) : C->getSExtValue();
     if (auto *C = dyn_cast<ConstantFP>(V))
       return int64_t(C->getValueAPF().bitcastToAPInt().getZExtValue());
     if (isa<ConstantPointerNull>(V) || isa<UndefValue>(V))
@@ -240,6 +250,10 @@ private:
     }
     if (V->getType()->isPointerTy())
       return constantPointer(cast<Constant>(V));
+    // The address of a variable as a 64-bit integer (`(uintptr_t)&var`).
+    if (auto *CE = dyn_cast<ConstantExpr>(V);
+        CE && CE->getOpcode() == Instruction::PtrToInt && V->getType()->isIntegerTy(64))
+      return constantPointer(CE->getOperand(0));
     return createStringError(
         formatv("kernel {0}: constant {1} is not supported on ptx", Fn->Name, *V));
   }
@@ -290,12 +304,19 @@ private:
     APInt Off(64, 0);
     Value *Base = C->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
     if (auto *GV = dyn_cast<GlobalVariable>(Base)) {
-      auto It = SharedSymbols.find(GV);
-      if (It == SharedSymbols.end())
-        return createStringError(formatv("kernel {0}: global variable {1} is not supported on "
-                                         "ptx (only __shared__ variables are)",
-                                         Fn->Name, GV->getName()));
-      return Address{symbolAddress(It->second), Off.getSExtValue()};
+      auto It = VarSymbols.find(GV);
+      if (It == VarSymbols.end())
+        return createStringError(formatv("kernel {0}: global variable {1} in address space {2} "
+                                         "is not supported on ptx (__shared__, __constant__ and "
+                                         "__device__ variables are)",
+                                         Fn->Name, GV->getName(), GV->getAddressSpace()));
+      // Stripping looked through address-space casts: the variable's own
+      // address (mov) converted to the space C's type says (cvta), which
+      // keeps offsets.
+      Expected<Reg> Addr = castAddressSpace(symbolAddress(It->second), GV->getType(), C->getType());
+      if (!Addr)
+        return Addr.takeError();
+      return Address{*Addr, Off.getSExtValue()};
     }
     if (auto *CE = dyn_cast<ConstantExpr>(Base);
         CE && CE->getOpcode() == Instruction::AddrSpaceCast) {
@@ -330,6 +351,7 @@ private:
       case GlobalAS: return "global";
       case SharedAS: return "shared";
       case LocalAS: return "local";
+      case ConstAS: return "const";
       default: return "";
       }
     };
@@ -360,6 +382,10 @@ private:
         PtxType = ".u64";
       else if (T->isIntegerTy(32))
         PtxType = ".u32";
+      else if (T->isIntegerTy(16))
+        PtxType = ".u16";
+      else if (T->isIntegerTy(8))
+        PtxType = ".u8";
       else if (T->isFloatTy())
         PtxType = ".f32";
       else if (T->isDoubleTy())
@@ -367,7 +393,7 @@ private:
       if (PtxType.empty())
         return createStringError(
             formatv("kernel {0}: parameter {1} ('{2}') has a type ptx does not support yet "
-                    "(pointers, int, unsigned, long, float and double are); pass a pointer",
+                    "(pointers, integers, float and double are); pass a pointer",
                     Fn->Name, A.getArgNo(), A.getName()));
       Info.Params.push_back({Sym, PtxType});
       ParamSymbols.push_back(symbol(Sym));
@@ -385,7 +411,9 @@ private:
     for (Argument &A : F.args()) {
       if (A.use_empty())
         continue;
-      static const std::map<std::string, Opcode> Loads = {{".u32", Opcode::LD_PARAM_U32},
+      static const std::map<std::string, Opcode> Loads = {{".u8", Opcode::LD_PARAM_U8},
+                                                          {".u16", Opcode::LD_PARAM_U16},
+                                                          {".u32", Opcode::LD_PARAM_U32},
                                                           {".u64", Opcode::LD_PARAM_U64},
                                                           {".f32", Opcode::LD_PARAM_F32},
                                                           {".f64", Opcode::LD_PARAM_F64}};
@@ -425,10 +453,85 @@ private:
                          : std::max<unsigned>(
                                GV.getAlign().value_or(DL.getABITypeAlign(GV.getValueType())).value(),
                                1);
-      SharedSymbols[&GV] = symbol(S.Symbol);
+      VarSymbols[&GV] = symbol(S.Symbol);
       Info.Shared.push_back(S);
     }
     return Error::success();
+  }
+
+  /// __constant__ (address space 4) and __device__ (1) variables the kernel
+  /// uses become module-scope .const / .global declarations with their
+  /// initializers; `mov.u64 %rd, name` gives the address in that space.
+  Error layoutGlobals() {
+    const DataLayout &DL = F.getDataLayout();
+    for (GlobalVariable &GV : F.getParent()->globals()) {
+      unsigned AS = GV.getAddressSpace();
+      if (AS != ConstAS && AS != GlobalAS)
+        continue;
+      SmallPtrSet<const Value *, 8> Seen;
+      if (!usedBy(&GV, F, Seen))
+        continue;
+      StringRef Kind = AS == ConstAS ? "__constant__" : "__device__";
+      if (GV.isDeclaration())
+        return createStringError(formatv("kernel {0}: {1} variable {2} has no definition in "
+                                         "this file (extern variables are not supported on ptx)",
+                                         Fn->Name, Kind, GV.getName()));
+      ptx::KernelInfo::GlobalVar G;
+      G.Symbol = ptxIdentifier(GV.getName());
+      G.Const = AS == ConstAS;
+      G.Size = std::max<uint64_t>(DL.getTypeAllocSize(GV.getValueType()), 1);
+      G.Align = std::max<unsigned>(
+          GV.getAlign().value_or(DL.getABITypeAlign(GV.getValueType())).value(), 1);
+      G.Init.assign(G.Size, 0);
+      if (GV.hasInitializer())
+        if (Error E = initializerBytes(GV.getInitializer(), DL, G.Init))
+          return createStringError(formatv("kernel {0}: {1} variable {2}: {3}", Fn->Name, Kind,
+                                           GV.getName(), toString(std::move(E))));
+      VarSymbols[&GV] = symbol(G.Symbol);
+      Info.Globals.push_back(std::move(G));
+    }
+    return Error::success();
+  }
+
+  /// Writes constant \p C's bytes (little-endian, as \p DL places them;
+  /// padding stays zero) into \p Out. Plain data only: integers, floats,
+  /// null pointers, undef, zeroinitializer, arrays, vectors and structs.
+  static Error initializerBytes(const Constant *C, const DataLayout &DL,
+                                MutableArrayRef<uint8_t> Out) {
+    if (isa<ConstantAggregateZero>(C) || isa<UndefValue>(C) || isa<ConstantPointerNull>(C))
+      return Error::success();
+    auto WriteInt = [&](const APInt &V) {
+      for (unsigned K = 0; K < Out.size() && K * 8 < V.getBitWidth(); ++K)
+        Out[K] = uint8_t(V.extractBitsAsZExtValue(std::min(8u, V.getBitWidth() - K * 8), K * 8));
+      return Error::success();
+    };
+    if (auto *CI = dyn_cast<ConstantInt>(C))
+      return WriteInt(CI->getValue());
+    if (auto *CF = dyn_cast<ConstantFP>(C))
+      return WriteInt(CF->getValueAPF().bitcastToAPInt());
+    if (auto *CS = dyn_cast<ConstantStruct>(C)) {
+      const StructLayout *SL = DL.getStructLayout(CS->getType());
+      for (unsigned K = 0; K < CS->getNumOperands(); ++K)
+        if (Error E = initializerBytes(CS->getOperand(K), DL,
+                                       Out.drop_front(SL->getElementOffset(K))))
+          return E;
+      return Error::success();
+    }
+    if (isa<ConstantArray>(C) || isa<ConstantDataSequential>(C) || isa<ConstantVector>(C)) {
+      Type *Elt = isa<ArrayType>(C->getType()) ? C->getType()->getArrayElementType()
+                                               : cast<VectorType>(C->getType())->getElementType();
+      uint64_t Stride = DL.getTypeAllocSize(Elt);
+      unsigned N = isa<ConstantDataSequential>(C)
+                       ? cast<ConstantDataSequential>(C)->getNumElements()
+                       : C->getNumOperands();
+      for (unsigned K = 0; K < N; ++K)
+        if (Error E = initializerBytes(C->getAggregateElement(K), DL, Out.drop_front(K * Stride)))
+          return E;
+      return Error::success();
+    }
+    return createStringError(formatv("its initializer holds {0}, which ptx cannot emit yet "
+                                     "(plain numbers, arrays and structs of them can)",
+                                     *C));
   }
 
   /// Allocas live in one per-thread local array, the depot.
@@ -527,15 +630,6 @@ private:
       if (T->isVoidTy() || T->isLabelTy() || T->isMetadataTy() || T->isTokenTy() ||
           classOf(T))
         continue;
-      if (T->isIntegerTy(8) || T->isIntegerTy(16)) {
-        // Memory accesses of bytes and halves are fine: the value lives in a
-        // .b32 register (see selectLoad); arithmetic on them is not.
-        if (isa<LoadInst>(I) || isa<StoreInst>(I) || isa<ZExtInst>(I) || isa<SExtInst>(I) ||
-            isa<TruncInst>(I))
-          continue;
-        return cannotSelect(I, "8- and 16-bit integer arithmetic is not supported on ptx yet; "
-                               "compute in int");
-      }
       if (T->isStructTy() && isa<IntrinsicInst>(I))
         continue;
       return cannotSelect(I, "values of this type are not supported on ptx (i1, i32, i64, "
@@ -597,6 +691,8 @@ private:
   //===--- dispatch -----------------------------------------------------===//
 
   Error selectInst(Instruction &I) {
+    if (isa<BinaryOperator>(I) && isNarrowInt(I.getType()))
+      return selectNarrowBinary(cast<BinaryOperator>(I));
     switch (I.getOpcode()) {
     case Instruction::Shl:
     case Instruction::LShr:
@@ -687,6 +783,79 @@ private:
 
   //===--- integer and float arithmetic -----------------------------------===//
 
+  //===--- i8 / i16 (promoted to zero-extended B32) --------------------===//
+
+  static int64_t narrowMask(Type *T) {
+    return int64_t((uint64_t(1) << T->getIntegerBitWidth()) - 1);
+  }
+
+  /// \p V (i8/i16) sign-extended to 32 bits, as a pattern operand.
+  Expected<PatArg> signExtended(Value *V) {
+    unsigned Bits = V->getType()->getIntegerBitWidth();
+    if (auto *C = dyn_cast<ConstantInt>(V))
+      return PatArg{nullptr, materialize(C->getSExtValue(), RegClass::B32), RegClass::B32};
+    Expected<Reg> X = regOf(V);
+    if (!X)
+      return X.takeError();
+    Reg Up = newReg(RegClass::B32), Word = newReg(RegClass::B32);
+    emit(Opcode::SHL_32, {Operand::def(Up), Operand::use(*X), Operand::imm(32 - Bits)});
+    emit(Opcode::SRA_32, {Operand::def(Word), Operand::use(Up), Operand::imm(32 - Bits)});
+    return PatArg{nullptr, Word, RegClass::B32};
+  }
+
+  /// Selects \p IRName on \p Args into a fresh B32 register and masks it
+  /// to \p I's width into I's register (the zero-extension invariant).
+  Error byPatternMasked(Instruction &I, StringRef IRName, ArrayRef<PatArg> Args) {
+    Reg Wide = newReg(RegClass::B32);
+    Expected<bool> Done = selectByPattern(IRName, Args, RegClass::B32, Wide);
+    if (!Done)
+      return Done.takeError();
+    if (!*Done)
+      return cannotSelect(I, "no pattern in PtxPatterns.td matches");
+    emit(Opcode::AND_32, {Operand::def(result(&I)), Operand::use(Wide),
+                          Operand::imm(narrowMask(I.getType()))});
+    return Error::success();
+  }
+
+  /// i8/i16 arithmetic in 32 bits. and/or/xor/udiv/urem/lshr of
+  /// zero-extended operands are already zero-extended; add/sub/mul/shl
+  /// carry into the high bits and are masked; sdiv/srem/ashr read their
+  /// (first) operands sign-extended and are masked.
+  Error selectNarrowBinary(BinaryOperator &I) {
+    Value *A = I.getOperand(0), *B = I.getOperand(1);
+    switch (I.getOpcode()) {
+    case Instruction::And:
+    case Instruction::Or:
+    case Instruction::Xor:
+    case Instruction::UDiv:
+    case Instruction::URem:
+    case Instruction::LShr:
+      return byPattern(I, I.getOpcodeName(), argsOf({A, B}));
+    case Instruction::Add:
+    case Instruction::Sub:
+    case Instruction::Mul:
+    case Instruction::Shl:
+      return byPatternMasked(I, I.getOpcodeName(), argsOf({A, B}));
+    case Instruction::SDiv:
+    case Instruction::SRem:
+    case Instruction::AShr: {
+      Expected<PatArg> SA = signExtended(A);
+      if (!SA)
+        return SA.takeError();
+      PatArg SB{B};
+      if (I.getOpcode() != Instruction::AShr) { // a shift amount is unsigned
+        Expected<PatArg> X = signExtended(B);
+        if (!X)
+          return X.takeError();
+        SB = *X;
+      }
+      return byPatternMasked(I, I.getOpcodeName(), {*SA, SB});
+    }
+    default:
+      return cannotSelect(I);
+    }
+  }
+
   /// PTX shifts take a .u32 amount at both widths; a 64-bit amount is
   /// truncated (amounts >= 64 are poison in IR, so any result is right).
   Error selectShift(BinaryOperator &I) {
@@ -761,12 +930,12 @@ private:
     }
   }
 
-  Error emitSetp(Instruction &I, Opcode O, ptx::CondCode CC, Value *A, Value *B) {
+  Error emitSetp(Instruction &I, Opcode O, ptx::CondCode CC, PatArg A, PatArg B) {
     const ptx::InstrDesc &D = ptx::getDesc(O);
-    Expected<Operand> OA = operandFor({A}, D.Operands[2]);
+    Expected<Operand> OA = operandFor(A, D.Operands[2]);
     if (!OA)
       return OA.takeError();
-    Expected<Operand> OB = operandFor({B}, D.Operands[3]);
+    Expected<Operand> OB = operandFor(B, D.Operands[3]);
     if (!OB)
       return OB.takeError();
     emit(O, {Operand::def(result(&I)), Operand::imm(int64_t(CC)), *OA, *OB});
@@ -792,7 +961,16 @@ private:
     bool Unsigned = I.isUnsigned() || I.isEquality();
     Opcode O = C == RegClass::B32 ? (Unsigned ? Opcode::SETP_U32 : Opcode::SETP_S32)
                                   : (Unsigned ? Opcode::SETP_U64 : Opcode::SETP_S64);
-    return emitSetp(I, O, intCondCode(I.getPredicate()), A, B);
+    if (!Unsigned && isNarrowInt(A->getType())) { // compare the sign-extended words
+      Expected<PatArg> SA = signExtended(A);
+      if (!SA)
+        return SA.takeError();
+      Expected<PatArg> SB = signExtended(B);
+      if (!SB)
+        return SB.takeError();
+      return emitSetp(I, O, intCondCode(I.getPredicate()), *SA, *SB);
+    }
+    return emitSetp(I, O, intCondCode(I.getPredicate()), {A}, {B});
   }
 
   Error selectFCmp(FCmpInst &I) {
@@ -803,7 +981,7 @@ private:
       return Error::success();
     }
     Opcode O = I.getOperand(0)->getType()->isFloatTy() ? Opcode::SETP_F32 : Opcode::SETP_F64;
-    return emitSetp(I, O, *CC, I.getOperand(0), I.getOperand(1));
+    return emitSetp(I, O, *CC, {I.getOperand(0)}, {I.getOperand(1)});
   }
 
   /// selp for values; i1 values: (c & t) | (~c & f).
@@ -859,7 +1037,9 @@ private:
         Expected<Reg> P = regOf(Src);
         if (!P)
           return P.takeError();
-        int64_t One = I.getOpcode() == Instruction::ZExt ? 1 : -1;
+        int64_t One = I.getOpcode() == Instruction::ZExt ? 1
+                      : isNarrowInt(To)                  ? narrowMask(To) // zero-extended -1
+                                                         : -1;
         Opcode O = To->isIntegerTy(64) ? Opcode::SELP_B64 : Opcode::SELP_B32;
         emit(O, {Operand::def(result(&I)), Operand::imm(One), Operand::imm(0), Operand::use(*P)});
         return Error::success();
@@ -885,14 +1065,28 @@ private:
       if (To->isIntegerTy(8) || To->isIntegerTy(16))
         return selectNarrowTrunc(I);
       break;
+    case Instruction::SIToFP:
+      if (isNarrowInt(From)) {
+        Expected<PatArg> S = signExtended(Src);
+        if (!S)
+          return S.takeError();
+        return byPattern(I, "sitofp", {*S});
+      }
+      break;
+    case Instruction::FPToSI:
+    case Instruction::FPToUI:
+      if (isNarrowInt(To)) // out of range is poison; masking keeps the invariant
+        return byPatternMasked(I, I.getOpcodeName(), argsOf({Src}));
+      break;
     default:
       break;
     }
     return byPattern(I, I.getOpcodeName(), argsOf({Src}));
   }
 
-  /// i8/i16 values exist only between a load and its extension (or a
-  /// truncation and its store); they live zero-extended in a .b32 register.
+  /// Extensions of zero-extended i8/i16 words: zext is free (or cvt to
+  /// 64 bits); sext shifts the value to the top and back arithmetically (and
+  /// masks again when the result is itself narrow: i8 -> i16).
   Error selectNarrowExtend(CastInst &I) {
     Expected<Reg> X = regOf(I.getOperand(0));
     if (!X)
@@ -907,6 +1101,11 @@ private:
       emit(Opcode::SRA_32, {Operand::def(Word), Operand::use(Up), Operand::imm(32 - Bits)});
       if (I.getType()->isIntegerTy(64)) {
         emit(Opcode::CVT_S64_S32, {Operand::def(result(&I)), Operand::use(Word)});
+        return Error::success();
+      }
+      if (isNarrowInt(I.getType())) {
+        emit(Opcode::AND_32, {Operand::def(result(&I)), Operand::use(Word),
+                              Operand::imm(narrowMask(I.getType()))});
         return Error::success();
       }
     } else if (I.getType()->isIntegerTy(64)) {
@@ -995,6 +1194,14 @@ private:
            {Operand::def(Out), Operand::use(*N), Operand::imm(Size)});
       return Out;
     }
+    if (isNarrowInt(Idx->getType()) && isInt<32>(Size)) {
+      // GEP indices are signed: widen the zero-extended word as signed.
+      Expected<PatArg> S = signExtended(Idx);
+      if (!S)
+        return S.takeError();
+      emit(Opcode::MULWIDE_S32, {Operand::def(Out), Operand::use(S->R), Operand::imm(Size)});
+      return Out;
+    }
     Expected<Reg> W = regOf(Idx);
     if (!W)
       return W.takeError();
@@ -1026,9 +1233,10 @@ private:
     case GlobalAS: return StringRef("GLOBAL");
     case SharedAS: return StringRef("SHARED");
     case LocalAS: return StringRef("LOCAL");
+    case ConstAS: return StringRef("CONST");
     default:
-      return cannotSelect(I, "only global, shared and local memory accesses are supported on "
-                             "ptx (preparation should have inferred the space)");
+      return cannotSelect(I, "only global, shared, local and const memory accesses are "
+                             "supported on ptx (preparation should have inferred the space)");
     }
   }
 
@@ -1220,6 +1428,8 @@ private:
     if (II->getType()->isVoidTy() || !classOf(II->getType()))
       return cannotSelect(I, "this intrinsic is not supported on ptx");
     SmallVector<Value *, 3> Args(II->args());
+    if (isNarrowInt(II->getType()))
+      return selectNarrowIntrinsic(*II);
     switch (ID) {
     case Intrinsic::ctlz:
     case Intrinsic::ctpop:
@@ -1247,6 +1457,36 @@ private:
     }
     StringRef Base = ID == Intrinsic::fmuladd ? StringRef("llvm.fma") : Intrinsic::getBaseName(ID);
     return byPattern(I, Base, argsOf(Args));
+  }
+
+  /// i8/i16 intrinsics on zero-extended words: umin/umax/ctpop as they
+  /// are; smin/smax/abs on the sign-extended words, masked.
+  Error selectNarrowIntrinsic(IntrinsicInst &II) {
+    Intrinsic::ID ID = II.getIntrinsicID();
+    StringRef Base = Intrinsic::getBaseName(ID);
+    switch (ID) {
+    case Intrinsic::umin:
+    case Intrinsic::umax:
+      return byPattern(II, Base, argsOf({II.getArgOperand(0), II.getArgOperand(1)}));
+    case Intrinsic::ctpop:
+      return byPattern(II, Base, argsOf({II.getArgOperand(0)}));
+    case Intrinsic::smin:
+    case Intrinsic::smax:
+    case Intrinsic::abs: {
+      unsigned N = ID == Intrinsic::abs ? 1 : 2; // abs's is-poison flag is not a value
+      SmallVector<PatArg, 2> Args;
+      for (unsigned K = 0; K < N; ++K) {
+        Expected<PatArg> S = signExtended(II.getArgOperand(K));
+        if (!S)
+          return S.takeError();
+        Args.push_back(*S);
+      }
+      return byPatternMasked(II, Base, Args);
+    }
+    default:
+      return cannotSelect(II, "this intrinsic on 8- or 16-bit integers is not supported on "
+                              "ptx; compute in int");
+    }
   }
 
   /// clz.b64 / popc.b64 count into a .u32; the IR wants an i64.
@@ -1407,7 +1647,8 @@ private:
   DenseMap<const Value *, Reg> Values;
   DenseMap<const Value *, std::pair<Reg, Reg>> Pairs; ///< cmpxchg {old, success}
   DenseMap<const Value *, Address> GEPAddress;
-  DenseMap<const GlobalVariable *, unsigned> SharedSymbols;
+  /// __shared__, __constant__ and __device__ variables: their symbol.
+  DenseMap<const GlobalVariable *, unsigned> VarSymbols;
   DenseMap<const AllocaInst *, uint64_t> LocalOffsets;
   std::vector<unsigned> ParamSymbols;
   /// Per block: constants and symbol addresses already in a register.

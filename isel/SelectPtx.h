@@ -9,18 +9,21 @@
 //   (print and verify it with mir::TargetKind::Ptx): PHI, BR, BRCOND, RET
 //   pseudos for control flow; every vreg's VRegInfo::RegClass set
 //   (ptx::RegClass from the IR type); plus the ptx::KernelInfo the printer
-//   needs (parameters, shared variables, local depot, symbols). Arithmetic
+//   needs (parameters, shared, __constant__ and __device__ variables with
+//   their initializers, local depot, symbols). i8/i16 values are promoted
+//   to zero-extended B32 registers (see SelectPtx.cpp). Arithmetic
 //   comes from the pattern table (PtxPatterns.td); the rest from the rules
 //   in SelectPtx.cpp. Errors name the kernel, the IR instruction and the
 //   source line.
 //
 // lowerPtxOutOfSSA (SelectPtxOutOfSSA.cpp)
 //   Input: selectPtx's output. Output: no PHI; critical edges into blocks
-//   that had PHIs split (new blocks placed after their predecessor); each PHI
-//   replaced by COPYs at the end of its predecessors, sequentialized with
-//   parallel-copy semantics (not coalesced yet: ptxas coalesces moves).
-//   BR/BRCOND/RET stay (the printer writes them). Not SSA
-//   any more.
+//   that had PHIs split (new blocks placed after their predecessor, removed
+//   again when no copy is left on them); PHI webs and COPYs whose live
+//   ranges do not interfere coalesced into one register; each remaining PHI
+//   operand a COPY at the end of its predecessor, sequentialized with
+//   parallel-copy semantics. BR/BRCOND/RET stay (the printer writes them).
+//   Not SSA any more.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -44,8 +47,14 @@ struct PtxSelection {
 /// Selects \p Kernel; \p DisplayName becomes the entry's name.
 llvm::Expected<PtxSelection> selectPtx(llvm::Function &Kernel, llvm::StringRef DisplayName);
 
+struct PtxOutOfSSAOptions {
+  /// Coalesce PHI webs and copies (off: every PHI keeps its own register
+  /// and every copy stays; tests compare the two).
+  bool Coalesce = true;
+};
+
 /// PHIs to copies (see above).
-void lowerPtxOutOfSSA(mir::Function &Fn);
+void lowerPtxOutOfSSA(mir::Function &Fn, const PtxOutOfSSAOptions &Opts = {});
 
 /// A name PTX accepts as an identifier: [A-Za-z_$][A-Za-z0-9_$]*; other
 /// characters become '_$_' as NVPTX does ("a.b" -> "a_$_b").

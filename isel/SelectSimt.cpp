@@ -9,7 +9,9 @@
 // Guarantees (MIR.h, stage "isel"): SSA vregs; one MIR block per IR block,
 // same order, named after the IR block (bb<N> when unnamed); PHIs first in a
 // block; each block ends in exactly one BR, BRCOND or RET; BRCOND.Divergent
-// and VRegInfo::Uniform from LLVM's UniformityInfo; Block::LoopDepth from
+// where LLVM's UniformityInfo or our DivergenceCheck says so (prepare has
+// structurized every region either finds divergent), VRegInfo::Uniform from
+// LLVM's UniformityInfo; Block::LoopDepth from
 // LoopInfo; Inst::Loc "file:line" where the IR has debug locations; kernel
 // parameters are loaded (ld.param.u32 [r0 + 4*i]) at the top of the entry
 // block; Function::SharedBytes / LocalBytes hold the static shared layout
@@ -23,6 +25,8 @@
 
 #include "SelectSimt.h"
 #include "SelectSimtImpl.h"
+
+#include "ConstLayout.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
@@ -100,7 +104,7 @@ public:
 //===----------------------------------------------------------------------===//
 
 Selector::Selector(Function &F, StringRef Name, UniformityInfo &UI, const LoopInfo &LI)
-    : F(F), UI(UI), LI(LI), Fn(std::make_unique<mir::Function>()) {
+    : F(F), UI(UI), LI(LI), Check(F), Fn(std::make_unique<mir::Function>()) {
   Fn->Name = Name.str();
 }
 
@@ -110,6 +114,8 @@ Expected<std::unique_ptr<mir::Function>> Selector::run() {
   if (Error E = layoutShared())
     return E;
   if (Error E = layoutAllocas())
+    return E;
+  if (Error E = layoutConst())
     return E;
   createBlocks();
   Cur = Fn->Blocks.front().get();
@@ -253,6 +259,24 @@ Error Selector::layoutAllocas() {
   }
   Fn->LocalBytes = alignTo(End, 4);
   return Error::success();
+}
+
+/// __constant__ variables: the module's const section, the same layout the
+/// listing's .const section is printed from (ConstLayout.h).
+Error Selector::layoutConst() {
+  Expected<ConstLayout> Layout = layoutConstants(*F.getParent());
+  if (!Layout)
+    return createStringError(
+        formatv("kernel {0}: {1}", kernelName(), toString(Layout.takeError())));
+  ConstOffsets = std::move(Layout->Offsets);
+  return Error::success();
+}
+
+std::optional<uint32_t> Selector::constOffset(const GlobalVariable *GV) const {
+  auto It = ConstOffsets.find(GV);
+  if (It == ConstOffsets.end())
+    return std::nullopt;
+  return It->second;
 }
 
 uint32_t Selector::sharedOffset(const GlobalVariable *GV) const {
@@ -704,7 +728,10 @@ Error Selector::selectBranch(BranchInst &Br) {
     return R.takeError();
   mir::Inst &I = emit(mir::BRCOND, {Operand::use(*R), Operand::block(BlockMap[T]),
                                     Operand::block(BlockMap[Fl])});
-  I.Divergent = UI.hasDivergentTerminator(*Br.getParent());
+  // Divergent when either analysis says so: a branch lowered as uniform
+  // whose lanes disagree would run one side for the whole warp.
+  I.Divergent = UI.hasDivergentTerminator(*Br.getParent()) ||
+                Check.hasDivergentTerminator(*Br.getParent());
   return Error::success();
 }
 

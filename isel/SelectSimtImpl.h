@@ -18,13 +18,14 @@
 //     case (an icmp result feeding a branch) needs no extra instruction.
 //   * i64 lives in two vregs (Lo, Hi). Hi may be the physical zero register.
 //   * Pointers are byte addresses in their space: shared offsets from 0,
-//     local (alloca) offsets from 0, global addresses; addrspacecast is a
-//     no-op.
+//     local (alloca) offsets from 0, const offsets in the image's const
+//     section, global addresses; addrspacecast is a no-op.
 //   * Constants are materialized where used (LI, or r0 for zero).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "DivergenceCheck.h"
 #include "MIR.h"
 
 #include "ISA.h"
@@ -84,6 +85,7 @@ private:
   llvm::Error checkSignature();
   llvm::Error layoutShared();
   llvm::Error layoutAllocas();
+  llvm::Error layoutConst();
   void createBlocks();
   void loadParams();
   llvm::Error checkTypes(llvm::Instruction &I);
@@ -140,6 +142,8 @@ public:
   // Layout.
   uint32_t sharedOffset(const llvm::GlobalVariable *GV) const;
   std::optional<uint32_t> localOffset(const llvm::AllocaInst *AI) const;
+  /// A __constant__ variable's offset in the image's const section.
+  std::optional<uint32_t> constOffset(const llvm::GlobalVariable *GV) const;
 
   //===--- SelectOps.cpp -----------------------------------------------===//
   llvm::Error selectBinary(llvm::BinaryOperator &I);
@@ -161,6 +165,7 @@ public:
   llvm::Error selectGEP(llvm::GetElementPtrInst &GEP);
   llvm::Error selectLoad(llvm::LoadInst &LI);
   llvm::Error selectStore(llvm::StoreInst &SI);
+  llvm::Error selectSubWordConstLoad(llvm::LoadInst &L, Address Addr, unsigned Bytes);
   llvm::Error selectAtomicRMW(llvm::AtomicRMWInst &I);
   llvm::Error selectCmpXchg(llvm::AtomicCmpXchgInst &I);
   llvm::Error selectExtractValue(llvm::ExtractValueInst &I);
@@ -184,6 +189,8 @@ public:
   llvm::Function &F;
   llvm::UniformityInfo &UI;
   const llvm::LoopInfo &LI;
+  /// Our conservative second opinion on branch divergence.
+  DivergenceCheck Check;
   std::unique_ptr<mir::Function> Fn;
   mir::Block *Cur = nullptr;
   /// The IR instruction being selected (for Loc and uniformity of temps).
@@ -206,6 +213,8 @@ public:
   llvm::DenseMap<const llvm::Value *, Address> GEPParts;
   llvm::DenseMap<const llvm::GlobalVariable *, uint32_t> SharedOffsets;
   llvm::DenseMap<const llvm::AllocaInst *, uint32_t> LocalOffsets;
+  /// The module's const section layout (isel/ConstLayout.h).
+  llvm::DenseMap<const llvm::GlobalVariable *, uint32_t> ConstOffsets;
   /// PHIs to complete once every block is selected.
   struct PendingPhi {
     llvm::PHINode *Phi;

@@ -351,6 +351,52 @@ void refStencil(Problem &P) {
   P.Checks.push_back(approx(indexOf(P, "out"), Want, std::move(Mag), 2e-6));
 }
 
+//===--- const_conv -------------------------------------------------------===//
+
+// The tables kernels/const_conv.cu initialises its __constant__ variables
+// with (the reference must repeat them; the kernel cannot take them as
+// arguments, that is the point of the case).
+constexpr float ConvCoef[9] = {0.03125f, -0.125f, 0.25f,  0.5f,   1.0f,
+                               0.5f,     0.25f,   -0.125f, 0.03125f};
+constexpr int ConvTapOffset[9] = {-4, -3, -2, -1, 0, 1, 2, 3, 4};
+constexpr float ConvGain = 0.75f, ConvBias = -1.5f;
+constexpr unsigned ConvLanePhase[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+
+Problem genConstConv(std::mt19937 &Rng, const Limits &L) {
+  Problem P;
+  const uint32_t N = 3000 + 29, B = blockSize(L, 128);
+  P.Sizes["n"] = N;
+  P.Sizes["block"] = B;
+  unsigned In = P.addBuffer("in", Role::In, Elem::F32, randomFloats(Rng, N, -10, 10));
+  unsigned Out = P.addOutput("out", Elem::F32, N);
+  P.Launches.push_back(
+      launch1D("const_conv", ceilDiv(N, B), B, {Arg::s32(N), Arg::buffer(In), Arg::buffer(Out)}));
+  return P;
+}
+
+// 9 products summed in order, then gain, bias and a per-lane coefficient:
+// ~12 roundings (or fewer with contraction), within 2e-6 of the sum of the
+// terms' magnitudes.
+void refConstConv(Problem &P) {
+  const int N = static_cast<int>(P.size("n"));
+  const uint32_t B = P.size("block");
+  std::vector<float> In = floats(P.buffer("in"));
+  std::vector<double> Want(N), Mag(N);
+  for (int I = 0; I < N; ++I) {
+    double Acc = 0, AccMag = 0;
+    for (int T = 0; T < 9; ++T) {
+      int J = std::clamp(I + ConvTapOffset[T], 0, N - 1);
+      Acc += double(ConvCoef[T]) * In[J];
+      AccMag += std::fabs(double(ConvCoef[T]) * In[J]);
+    }
+    uint32_t Lane = uint32_t(I) % B; // threadIdx.x
+    double Extra = ConvCoef[(Lane + ConvLanePhase[Lane % 8]) % 9];
+    Want[I] = Acc * ConvGain + ConvBias + Extra;
+    Mag[I] = AccMag * ConvGain + std::fabs(ConvBias) + std::fabs(Extra);
+  }
+  P.Checks.push_back(approx(indexOf(P, "out"), Want, std::move(Mag), 2e-6));
+}
+
 //===--- scan -------------------------------------------------------------===//
 
 Problem genScan(std::mt19937 &Rng, const Limits &L) {
@@ -941,6 +987,9 @@ ArrayRef<SuiteCase> suiteCases() {
        genTranspose, refTranspose},
       {"stencil5", "stencil.cu", "2-D 5-point stencil, boundary copied", genStencil,
        refStencil},
+      {"const_conv", "const_conv.cu",
+       "9-tap convolution, coefficients and tables in __constant__ memory (ld.const)",
+       genConstConv, refConstConv},
       {"scan", "scan.cu", "Hillis-Steele block scan + block offsets, three launches",
        genScan, refScan},
       {"spmv_scalar", "spmv.cu", "CSR SpMV, a thread per row (per-lane trip counts)",

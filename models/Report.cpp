@@ -25,6 +25,12 @@ std::optional<double> ReportRow::errorPct() const {
   return (Predicted - *Measured) / *Measured * 100.0;
 }
 
+std::optional<double> ReportRow::staticErrorPct() const {
+  if (!Measured || *Measured <= 0 || !StaticPredicted)
+    return std::nullopt;
+  return (*StaticPredicted - *Measured) / *Measured * 100.0;
+}
+
 double percentile(std::vector<double> V, double P) {
   if (V.empty())
     return 0;
@@ -33,7 +39,11 @@ double percentile(std::vector<double> V, double P) {
   return V[std::clamp<size_t>(Rank, 1, V.size()) - 1];
 }
 
-std::vector<Accuracy> Report::accuracy(bool (*Filter)(const ReportRow &)) const {
+namespace {
+
+std::vector<Accuracy> accuracyOf(const std::vector<ReportRow> &Rows,
+                                 bool (*Filter)(const ReportRow &),
+                                 std::optional<double> (ReportRow::*Error)() const) {
   std::vector<Accuracy> Out;
   std::vector<std::string> Devices;
   for (const ReportRow &Row : Rows)
@@ -43,7 +53,7 @@ std::vector<Accuracy> Report::accuracy(bool (*Filter)(const ReportRow &)) const 
     std::vector<double> Errors;
     for (const ReportRow &Row : Rows)
       if (Row.Device == D && (!Filter || Filter(Row)))
-        if (std::optional<double> E = Row.errorPct())
+        if (std::optional<double> E = (Row.*Error)())
           Errors.push_back(std::fabs(*E));
     Accuracy A;
     A.Device = D;
@@ -53,6 +63,16 @@ std::vector<Accuracy> Report::accuracy(bool (*Filter)(const ReportRow &)) const 
     Out.push_back(A);
   }
   return Out;
+}
+
+} // namespace
+
+std::vector<Accuracy> Report::accuracy(bool (*Filter)(const ReportRow &)) const {
+  return accuracyOf(Rows, Filter, &ReportRow::errorPct);
+}
+
+std::vector<Accuracy> Report::staticAccuracy(bool (*Filter)(const ReportRow &)) const {
+  return accuracyOf(Rows, Filter, &ReportRow::staticErrorPct);
 }
 
 std::string Report::summaryLine() const {
@@ -70,6 +90,15 @@ std::string Report::summaryLine() const {
   }
   if (First)
     OS << " no rows";
+  for (const Accuracy &A : staticAccuracy()) {
+    if (A.Rows == 0)
+      continue;
+    size_t Measured = 0;
+    for (const ReportRow &Row : Rows)
+      Measured += Row.Device == A.Device && Row.errorPct().has_value();
+    OS << formatv("; {0} static median |error| {1:F1}%, p90 {2:F1}% ({3} of {4} rows)",
+                  A.Device, A.MedianAbsErrorPct, A.P90AbsErrorPct, A.Rows, Measured);
+  }
   return S;
 }
 
@@ -93,6 +122,15 @@ json::Value optional(std::optional<double> V) {
 bool isTuned(const ReportRow &R) { return R.TunedOn; }
 bool isNotTunedSuite(const ReportRow &R) { return !R.TunedOn && R.Group == "suite"; }
 bool isSparseInput(const ReportRow &R) { return R.Group != "suite"; }
+
+} // namespace
+
+namespace {
+/// The prediction in seconds: cycles at the report's assumed clock (the
+/// rtl has none of its own); a gpu row is already in ms.
+double predictedSeconds(const Report &R, const ReportRow &Row) {
+  return Row.Unit == "ms" ? Row.Predicted / 1e3 : Row.Predicted / R.ClockHz;
+}
 
 } // namespace
 
@@ -120,8 +158,11 @@ void writeJson(const Report &R, raw_ostream &OS) {
         {"breakdown", breakdownJson(Row.Parts)},
         {"model_inputs", Row.ModelInputs},
         {"static_predicted", optional(Row.StaticPredicted)},
+        {"static_error_pct", optional(Row.staticErrorPct())},
+        {"static_reason", Row.StaticReason.empty() ? json::Value(nullptr)
+                                                   : json::Value(Row.StaticReason)},
         {"tuned_on", Row.TunedOn},
-        {"predicted_seconds", Row.Predicted / R.ClockHz},
+        {"predicted_seconds", predictedSeconds(R, Row)},
         {"counters", std::move(Counters)},
         {"model_memory", std::move(Memory)},
     });
@@ -132,6 +173,12 @@ void writeJson(const Report &R, raw_ostream &OS) {
                                    {"rows", int64_t(A.Rows)},
                                    {"median_abs_error_pct", A.MedianAbsErrorPct},
                                    {"p90_abs_error_pct", A.P90AbsErrorPct}});
+  json::Array StaticSummary;
+  for (const Accuracy &A : R.staticAccuracy())
+    StaticSummary.push_back(json::Object{{"device", A.Device},
+                                         {"rows", int64_t(A.Rows)},
+                                         {"median_abs_error_pct", A.MedianAbsErrorPct},
+                                         {"p90_abs_error_pct", A.P90AbsErrorPct}});
   json::Array Picks;
   size_t Within = 0;
   for (const SpmvPick &P : R.Picks) {
@@ -151,6 +198,7 @@ void writeJson(const Report &R, raw_ostream &OS) {
       {"date", R.Date},
       {"command", R.Command},
       {"config", R.ConfigName},
+      {"profile", R.Profile},
       {"clock_hz", R.ClockHz},
       {"model_params", json::Object{{"queueing_weight", R.Params.QueueingWeight},
                                     {"dependency_exposure", R.Params.DependencyExposure},
@@ -158,6 +206,7 @@ void writeJson(const Report &R, raw_ostream &OS) {
                                     {"barrier_cycles", R.Params.BarrierCycles},
                                     {"launch_overhead_cycles", R.Params.LaunchOverheadCycles}}},
       {"summary", std::move(Summary)},
+      {"static_summary", std::move(StaticSummary)},
       {"spmv_picks", std::move(Picks)},
       {"spmv_picks_within_10pct", json::Object{{"count", int64_t(Within)},
                                                {"of", int64_t(R.Picks.size())}}},
@@ -179,6 +228,14 @@ std::string cycles(std::optional<double> V) {
   return V ? formatv("{0:N}", uint64_t(std::llround(*V))).str() : "-";
 }
 
+/// A row's value in its unit: cycles as whole numbers (rtl, iss), other
+/// units (the gpu's ms) with four decimals and the unit.
+std::string amount(StringRef Unit, std::optional<double> V) {
+  if (Unit == "cycles" || !V)
+    return cycles(V);
+  return formatv("{0:F4} {1}", *V, Unit).str();
+}
+
 void accuracyTable(const Report &R, raw_ostream &OS) {
   OS << "| rows | device | n | median \\|error\\| | p90 \\|error\\| |\n|---|---|---:|---:|---:|\n";
   struct Sel {
@@ -194,6 +251,11 @@ void accuracyTable(const Report &R, raw_ostream &OS) {
       if (A.Rows)
         OS << formatv("| {0} | {1} | {2} | {3:F1}% | {4:F1}% |\n", S.Name, A.Device, A.Rows,
                       A.MedianAbsErrorPct, A.P90AbsErrorPct);
+  for (const Sel &S : Sels)
+    for (const Accuracy &A : R.staticAccuracy(S.Filter))
+      if (A.Rows)
+        OS << formatv("| {0}, static estimate | {1} static | {2} | {3:F1}% | {4:F1}% |\n",
+                      S.Name, A.Device, A.Rows, A.MedianAbsErrorPct, A.P90AbsErrorPct);
 }
 
 } // namespace
@@ -202,20 +264,33 @@ void writeMarkdown(const Report &R, raw_ostream &OS) {
   OS << "# Tandem report\n\n"
      << "Generated " << R.Date << " by `" << R.Command << "`, configuration `" << R.ConfigName
      << "`. Cycles become seconds at an assumed " << R.ClockHz / 1e6
-     << " MHz. How to read this: docs/Report.md.\n\n"
+     << " MHz. Model latencies: " << R.Profile << ". How to read this: docs/Report.md.\n\n"
      << "**" << R.summaryLine() << "**\n\n## Accuracy\n\n";
   accuracyTable(R, OS);
   OS << "\n## Rows\n\n| device | workload | input | predicted | measured | error | bound | "
-        "compute | mem bw | mem lat | sync | imbalance | launch | inputs |\n"
-     << "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n";
+        "compute | mem bw | mem lat | sync | imbalance | launch | inputs | static | static "
+        "error |\n"
+     << "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n";
   for (const ReportRow &Row : R.Rows)
     OS << "| " << Row.Device << " | " << Row.Workload << (Row.TunedOn ? " (tuned on)" : "")
-       << " | " << Row.Input << " | " << cycles(Row.Predicted) << " | " << cycles(Row.Measured)
+       << " | " << Row.Input << " | " << amount(Row.Unit, Row.Predicted) << " | " << amount(Row.Unit, Row.Measured)
        << " | " << pct(Row.errorPct()) << " | " << Row.Bound << " | "
-       << cycles(Row.Parts.Compute) << " | " << cycles(Row.Parts.MemoryBandwidth) << " | "
-       << cycles(Row.Parts.MemoryLatency) << " | " << cycles(Row.Parts.Synchronization)
-       << " | " << cycles(Row.Parts.LoadImbalance) << " | " << cycles(Row.Parts.Launch)
-       << " | " << Row.ModelInputs << " |\n";
+       << amount(Row.Unit, Row.Parts.Compute) << " | " << amount(Row.Unit, Row.Parts.MemoryBandwidth) << " | "
+       << amount(Row.Unit, Row.Parts.MemoryLatency) << " | " << amount(Row.Unit, Row.Parts.Synchronization)
+       << " | " << amount(Row.Unit, Row.Parts.LoadImbalance) << " | " << amount(Row.Unit, Row.Parts.Launch)
+       << " | " << Row.ModelInputs << " | " << amount(Row.Unit, Row.StaticPredicted) << " | "
+       << pct(Row.staticErrorPct()) << " |\n";
+  bool AnyReason = llvm::any_of(R.Rows, [](const ReportRow &Row) {
+    return !Row.StaticReason.empty();
+  });
+  if (AnyReason) {
+    OS << "\n## Rows without a static estimate\n\n| device | workload | input | why |\n"
+          "|---|---|---|---|\n";
+    for (const ReportRow &Row : R.Rows)
+      if (!Row.StaticReason.empty())
+        OS << "| " << Row.Device << " | " << Row.Workload << " | " << Row.Input << " | "
+           << Row.StaticReason << " |\n";
+  }
   if (!R.Picks.empty()) {
     size_t Within = 0;
     for (const SpmvPick &P : R.Picks)
@@ -258,13 +333,14 @@ void writeHtml(const Report &R, raw_ostream &OS) {
         "padding:2px 6px;text-align:right}td:nth-child(-n+3){text-align:left}</style>"
         "</head><body>\n<h1>Tandem report</h1>\n<p>"
      << svg::escape(R.Date + " - " + R.Command + " - configuration " + R.ConfigName)
-     << "</p>\n<p><b>" << svg::escape(R.summaryLine()) << "</b></p>\n";
+     << "</p>\n<p><b>" << svg::escape(R.summaryLine()) << "</b></p>\n<p>Model latencies: "
+     << svg::escape(R.Profile) << "</p>\n";
 
   // Predicted against measured, one series per group.
   std::vector<std::string> Groups;
   std::vector<svg::Point> Scatter, Roof;
   for (const ReportRow &Row : R.Rows) {
-    if (!Row.Measured)
+    if (!Row.Measured || Row.Unit != "cycles")
       continue;
     auto It = llvm::find(Groups, Row.Group);
     if (It == Groups.end())
@@ -278,9 +354,36 @@ void writeHtml(const Report &R, raw_ostream &OS) {
       Roof.push_back({Row.FpuLaneOps / Bytes, Row.FpuLaneOps / *Row.Measured, rowLabel(Row),
                       Series});
   }
+  // The static estimates: one more marker series.
+  bool AnyStatic = false;
+  for (const ReportRow &Row : R.Rows)
+    if (Row.Measured && Row.StaticPredicted && Row.Unit == "cycles") {
+      if (!AnyStatic)
+        Groups.push_back("static estimate (all groups)");
+      AnyStatic = true;
+      Scatter.push_back({*Row.Measured, *Row.StaticPredicted,
+                         rowLabel(Row) + " (static): " + pct(Row.staticErrorPct()),
+                         unsigned(Groups.size() - 1)});
+    }
   OS << "<h2>Predicted against measured</h2>\n"
      << svg::scatterLogLog("simt model vs rtl (cycles; band: +-10%)", "measured cycles (rtl)",
                            "predicted cycles (model)", Scatter, Groups);
+  // gpu rows (ms, from the runner's results): their own plot.
+  std::vector<std::string> GpuGroups;
+  std::vector<svg::Point> GpuScatter;
+  for (const ReportRow &Row : R.Rows) {
+    if (!Row.Measured || Row.Unit != "ms")
+      continue;
+    auto It = llvm::find(GpuGroups, Row.Group);
+    if (It == GpuGroups.end())
+      It = GpuGroups.insert(GpuGroups.end(), Row.Group);
+    GpuScatter.push_back({*Row.Measured, Row.Predicted,
+                          rowLabel(Row) + ": " + pct(Row.errorPct()),
+                          unsigned(It - GpuGroups.begin())});
+  }
+  if (!GpuScatter.empty())
+    OS << svg::scatterLogLog("gpu model vs the GPU (ms; band: +-10%)", "measured ms (gpu)",
+                             "predicted ms (gpu model)", GpuScatter, GpuGroups);
 
   // Per-matrix errors.
   std::vector<std::string> Labels;
@@ -335,13 +438,15 @@ void writeHtml(const Report &R, raw_ostream &OS) {
 
   // The tables, as in report.md.
   OS << "<h2>Rows</h2>\n<table><tr><th>device</th><th>workload</th><th>input</th>"
-        "<th>predicted</th><th>measured</th><th>error</th><th>bound</th><th>inputs</th></tr>\n";
+        "<th>predicted</th><th>measured</th><th>error</th><th>bound</th><th>inputs</th>"
+        "<th>static</th><th>static error</th></tr>\n";
   for (const ReportRow &Row : R.Rows)
     OS << "<tr><td>" << svg::escape(Row.Device) << "</td><td>"
        << svg::escape(Row.Workload + (Row.TunedOn ? " (tuned on)" : "")) << "</td><td>"
-       << svg::escape(shortInput(Row)) << "</td><td>" << cycles(Row.Predicted) << "</td><td>"
-       << cycles(Row.Measured) << "</td><td>" << pct(Row.errorPct()) << "</td><td>"
-       << svg::escape(Row.Bound) << "</td><td>" << svg::escape(Row.ModelInputs)
+       << svg::escape(shortInput(Row)) << "</td><td>" << amount(Row.Unit, Row.Predicted) << "</td><td>"
+       << amount(Row.Unit, Row.Measured) << "</td><td>" << pct(Row.errorPct()) << "</td><td>"
+       << svg::escape(Row.Bound) << "</td><td>" << svg::escape(Row.ModelInputs) << "</td><td>"
+       << amount(Row.Unit, Row.StaticPredicted) << "</td><td>" << pct(Row.staticErrorPct())
        << "</td></tr>\n";
   OS << "</table>\n";
   if (!R.Picks.empty()) {

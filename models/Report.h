@@ -36,6 +36,9 @@ struct ReportRow {
   double Predicted = 0;
   std::optional<double> Measured;     ///< absent where the device has no clock (iss)
   std::optional<double> StaticPredicted; ///< a purely static estimate, where one exists
+  /// Why there is no static estimate (StaticEstimate.h names the kernel,
+  /// the pc and what it could not know); empty when there is one.
+  std::string StaticReason;
   std::string Bound;
   Breakdown Parts;
   std::string ModelInputs = "iss-assisted"; ///< or "static"
@@ -48,6 +51,8 @@ struct ReportRow {
 
   /// (predicted - measured) / measured * 100; absent without a measurement.
   std::optional<double> errorPct() const;
+  /// The same for the static estimate; absent without both.
+  std::optional<double> staticErrorPct() const;
 };
 
 /// For one matrix: the SpMV variant the model picks and the fastest measured.
@@ -66,6 +71,8 @@ struct Accuracy {
 
 struct Report {
   std::string Date, Command, ConfigName;
+  /// The device profile the model's latencies came from, and what it gave.
+  std::string Profile = "none";
   double ClockHz = AssumedClockHz;
   ModelParams Params;
   std::vector<ReportRow> Rows;
@@ -75,8 +82,12 @@ struct Report {
   /// Median and 90th percentile (nearest rank) |error_pct| per device over
   /// rows with a measurement; \p Filter picks rows (null: all).
   std::vector<Accuracy> accuracy(bool (*Filter)(const ReportRow &) = nullptr) const;
-  /// "report: rtl median |error| 3.1%, p90 9.8% (40 rows); ..." - the last line
-  /// `tandem report` prints.
+  /// The same for the static estimates, over rows that have one.
+  std::vector<Accuracy> staticAccuracy(bool (*Filter)(const ReportRow &) = nullptr) const;
+  /// "report: rtl median |error| 3.1%, p90 9.8% (40 rows); ...; rtl static
+  /// median |error| 9.0%, p90 30.1% (25 of 40 rows)" - the last line `tandem
+  /// report` prints: the iss-assisted figures per device, then the static ones
+  /// (labelled, with how many rows have one).
   std::string summaryLine() const;
 };
 

@@ -180,13 +180,22 @@ Prediction predictSegment(const SegmentProfile &S, const ModelParams &P) {
   double Imbalance = std::max(0.0, phasedCycles(T, Works, P) - Balanced);
   double Core = 0;
   if (S.Windows.size() > 1) {
-    // Each window with its own mix; the imbalance stays the segment's.
+    // Each window with its own mix and its own warps: a window late in the
+    // segment holds only the warps that got that far, so the windows
+    // already walk the tail where the longest warps run alone. What they
+    // miss is the imbalance inside a window (warps whose 32 instructions
+    // cost different times: a miss against a hit), so the load imbalance
+    // is the phase walk within each window, not over the segment on top of
+    // the windows (before 2026-12-01: thread-per-row SpMV on a matrix with
+    // one long row had its tail charged twice and came out ~40% over).
+    Imbalance = 0;
     for (const std::vector<WarpDemand> &Win : S.Windows) {
       std::vector<double> WinWorks;
       SegmentTotals WT = totalsOf(Win, P, WinWorks);
       double C = balancedCycles(WT, Win.size(), P);
       attribute(C, WT, Out.Parts);
       Core += C;
+      Imbalance += std::max(0.0, phasedCycles(WT, WinWorks, P) - C);
     }
   } else {
     Core = Balanced;

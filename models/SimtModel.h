@@ -3,8 +3,8 @@
 // Predicts the cycles one launch takes on the `rtl` device (docs/RTL.md)
 // from the configuration, the generated latency/unit tables
 // (target/simt/SimtSchedule.td) and a per-warp profile of the launch
-// (LaunchProfile, built from an iss run by TraceProfile.h, or by hand in
-// tests). docs/Report.md explains the model; in short, what the RTL does and
+// (LaunchProfile, built from an iss run by TraceProfile.h, without running
+// anything by StaticEstimate.h, or by hand in tests). docs/Report.md explains the model; in short, what the RTL does and
 // how each part is modelled:
 //
 //   * Blocks run one after another on the one core: a launch is the sum of
@@ -19,9 +19,12 @@
 //     customer per warp: solved by exact mean value analysis (MVA), blended
 //     with the bottleneck bound by one fitted constant because the real
 //     service times are deterministic rather than exponential.
-//   * Warps with unequal work: the block is walked in phases as warps
-//     finish (fewer customers, less overlap); the excess over a balanced
-//     block is the load imbalance. Barriers cut a block into segments.
+//   * Warps with unequal work: a block is cut into windows of
+//     WindowInstructions per warp; a late window holds only the warps that
+//     got that far (the tail where long warps run alone). Inside a window
+//     the warps are walked in phases as they finish (fewer customers, less
+//     overlap); the excess over a balanced window is the load imbalance.
+//     Barriers cut a block into segments.
 //
 // Input invariants: demands are non-negative cycles; a LaunchProfile's
 // blocks hold at least one warp each. Guarantees: the breakdown's parts sum

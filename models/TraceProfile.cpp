@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <optional>
@@ -204,6 +205,17 @@ struct TraceProfiler::WarpState {
   std::vector<std::vector<WarpDemand>> Windows{1};
   std::vector<std::deque<MemRecord>> Memory{1};
   unsigned InSegment = 0; ///< warp instructions so far in this segment
+  /// The warp's own scoreboard, in cycles of the warp running alone: when
+  /// its datapath slot is next free, and when each register is ready.
+  double Clock = 0;
+  std::array<double, 64> Ready{};
+
+  /// Nothing in flight any more (after a memory instruction or a barrier).
+  void settle() {
+    for (double R : Ready)
+      Clock = std::max(Clock, R);
+    Ready.fill(Clock);
+  }
 
   /// The demand of the current window (opened as instructions arrive).
   WarpDemand &window() {
@@ -214,8 +226,10 @@ struct TraceProfiler::WarpState {
   }
 };
 
-TraceProfiler::TraceProfiler(const AcceleratorConfig &C)
+TraceProfiler::TraceProfiler(const AcceleratorConfig &C, const ModelLatencies *Lat)
     : Config(C), LsuModel(std::make_unique<LsuCostModel>(C)) {
+  if (Lat)
+    Latencies = *Lat;
   SetUnbuffered();
 }
 
@@ -250,11 +264,9 @@ void TraceProfiler::consumeLine(StringRef Line) {
 }
 
 void TraceProfiler::startLaunch(StringRef Line) {
-  finishBlock();
-  Launches.emplace_back();
-  StringRef Rest = Line.substr(Line.find("kernel="));
-  Launches.back().Kernel = Rest.drop_front(7).split(' ').first.str();
-  LsuModel = std::make_unique<LsuCostModel>(Config);
+  size_t At = Line.find("kernel=");
+  StringRef Rest = At == StringRef::npos ? StringRef() : Line.substr(At + 7);
+  beginLaunch(Rest.split(' ').first);
 }
 
 void TraceProfiler::finish() { finishBlock(); }
@@ -308,6 +320,27 @@ void coalesce(ArrayRef<uint32_t> Addrs, uint32_t LineBytes, unsigned AccessBytes
 
 } // namespace
 
+SmallVector<std::pair<uint8_t, bool>, 4> namedRegisters(const simt::DecodedInst &I) {
+  SmallVector<std::pair<uint8_t, bool>, 4> Out;
+  const simt::InstrDesc &D = simt::getDesc(I.Op);
+  for (unsigned K = 0; K < D.NumOperands; ++K) {
+    const simt::OperandInfo &O = D.Operands[K];
+    if (O.Kind != simt::OperandKind::GPR)
+      continue;
+    uint8_t R = 0;
+    switch (O.Where) {
+    case simt::Field::Rd: R = I.Rd; break;
+    case simt::Field::Rs1: R = I.Rs1; break;
+    case simt::Field::Rs2: R = I.Rs2; break;
+    case simt::Field::Rs3: R = I.Rs3; break;
+    case simt::Field::Imm: continue;
+    }
+    if (R != 0)
+      Out.push_back({R, O.IsDef});
+  }
+  return Out;
+}
+
 void TraceProfiler::instruction(StringRef Line) {
   auto [Head, Effects] = Line.split(" | ");
   SmallVector<StringRef, 8> Tok;
@@ -324,34 +357,93 @@ void TraceProfiler::instruction(StringRef Line) {
     ++Malformed;
     return;
   }
-  if (int64_t(*Block) != CurrentBlock) {
-    finishBlock();
-    CurrentBlock = int64_t(*Block);
+  WarpInstruction I;
+  I.Block = uint32_t(*Block);
+  I.Warp = uint32_t(*Warp);
+  I.Mask = uint32_t(*Mask);
+  I.Op = *Op;
+  // The operands' registers ("r12") in assembly order are the descriptor's
+  // GPR operands in order.
+  const simt::InstrDesc &D = simt::getDesc(*Op);
+  SmallVector<bool, 4> IsDef;
+  for (unsigned K = 0; K < D.NumOperands; ++K)
+    if (D.Operands[K].Kind == simt::OperandKind::GPR)
+      IsDef.push_back(D.Operands[K].IsDef);
+  if (Tok.size() > 5) {
+    SmallVector<StringRef, 6> Words;
+    Tok[5].split(Words, ' ', -1, false);
+    unsigned Next = 0;
+    for (StringRef W : Words) {
+      W = W.trim(",[]+");
+      unsigned R;
+      if (!W.consume_front("r") || W.getAsInteger(10, R) || R >= 64)
+        continue;
+      bool Def = Next < IsDef.size() && IsDef[Next];
+      ++Next;
+      if (R != 0)
+        I.Regs.push_back({uint8_t(R), Def});
+    }
   }
-  if (Warps.size() <= *Warp)
-    Warps.resize(*Warp + 1);
-  if (!Warps[*Warp])
-    Warps[*Warp] = std::make_unique<WarpState>();
-  WarpState &W = *Warps[*Warp];
+  SmallVector<uint32_t, 32> Addrs = laneAddresses(Effects);
+  I.LaneAddrs = Addrs;
+  addInstruction(I);
+}
+
+void TraceProfiler::beginLaunch(StringRef Kernel) {
+  finishBlock();
+  Launches.emplace_back();
+  Launches.back().Kernel = Kernel.str();
+  LsuModel = std::make_unique<LsuCostModel>(Config);
+}
+
+void TraceProfiler::addInstruction(const WarpInstruction &I) {
+  if (Launches.empty() || I.Warp >= 64) {
+    ++Malformed;
+    return;
+  }
+  if (int64_t(I.Block) != CurrentBlock) {
+    finishBlock();
+    CurrentBlock = int64_t(I.Block);
+  }
+  if (Warps.size() <= I.Warp)
+    Warps.resize(I.Warp + 1);
+  if (!Warps[I.Warp])
+    Warps[I.Warp] = std::make_unique<WarpState>();
+  WarpState &W = *Warps[I.Warp];
   LaunchProfile &L = Launches.back();
   ++L.WarpInstructions;
-  unsigned Active = llvm::popcount(uint32_t(*Mask));
+  unsigned Active = llvm::popcount(I.Mask);
   L.ThreadInstructions += Active;
 
-  const simt::InstrDesc &D = simt::getDesc(*Op);
+  const simt::InstrDesc &D = simt::getDesc(I.Op);
   const simt::SchedClassDesc &S = simt::getSchedClassDesc(D.Sched);
   const unsigned Cpw = Config.cyclesPerWarpInstr();
   bool IsLsu = StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("lsu");
+  // The scoreboard: the warp issues once every register it names is ready.
+  double Issue = W.Clock;
+  for (auto [R, Def] : I.Regs)
+    Issue = std::max(Issue, W.Ready[R]);
+  double Stall = Issue - W.Clock;
   if (!IsLsu) {
-    bool Iterative = StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("sfu");
-    double Ready = std::max<double>(S.Latency, Cpw + 1);
+    StringRef Unit = simt::getFuncUnitName(S.Unit);
+    bool Iterative = Unit.equals_insensitive("sfu");
+    double Latency = S.Latency;
+    if (Latencies && Unit.equals_insensitive("alu"))
+      Latency = std::round(Latencies->AluReadyCycles);
+    else if (Latencies && Unit.equals_insensitive("fpu"))
+      Latency = std::round(Latencies->FpuReadyCycles);
+    double Ready = std::max<double>(Latency, Cpw + 1);
     WarpDemand Add;
     Add.Service[Datapath] = Cpw;
     if (Iterative) {
       Add.Service[IterativeUnit] = double(S.IssueCycles) * Cpw;
       Ready += double(S.IssueCycles) * (Cpw - 1);
     }
-    Add.DependencyCycles = Ready - Cpw;
+    Add.DependencyCycles = Stall;
+    W.Clock = Issue + Cpw;
+    for (auto [R, Def] : I.Regs)
+      if (Def)
+        W.Ready[R] = Issue + Ready;
     for (WarpDemand *To : {&W.Segments.back(), &W.window()}) {
       for (unsigned K = 0; K < NumStations; ++K)
         To->Service[K] += Add.Service[K];
@@ -365,13 +457,20 @@ void TraceProfiler::instruction(StringRef Line) {
       W.Windows.emplace_back();
       W.Memory.emplace_back();
       W.InSegment = 0;
+      W.settle();
     }
     return;
   }
 
+  // A memory instruction: the warp waits for it, so every result in flight
+  // is ready by the time it issues again.
+  W.window().DependencyCycles += Stall;
+  W.Segments.back().DependencyCycles += Stall;
+  W.Clock = Issue;
+  W.settle();
   MemRecord R;
-  SmallVector<uint32_t, 32> Addrs = laneAddresses(Effects);
-  if (*Mask == 0) {
+  SmallVector<uint32_t, 32> Addrs(I.LaneAddrs.begin(), I.LaneAddrs.end());
+  if (I.Mask == 0) {
     R.PathCycles = 0;
   } else if (D.Space == simt::MemSpace::None) { // shuffle: the row streams
     R.AddressStage = false;
@@ -379,7 +478,7 @@ void TraceProfiler::instruction(StringRef Line) {
   } else if (D.Space == simt::MemSpace::Shared) {
     R.PathCycles = D.has(simt::IsAtomic)
                        ? Active
-                       : sharedRounds(Addrs, uint32_t(*Mask), Config.Lanes, Config.Shared.Banks);
+                       : sharedRounds(Addrs, I.Mask, Config.Lanes, Config.Shared.Banks);
   } else if (D.has(simt::IsAtomic)) {
     R.K = MemRecord::Kind::GlobalAtomic;
     R.Lines.assign(Addrs.begin(), Addrs.end());
@@ -394,9 +493,9 @@ void TraceProfiler::instruction(StringRef Line) {
       SmallVector<uint32_t, 32> Translated;
       size_t Next = 0;
       for (unsigned Lane = 0; Lane < 32 && Next < Addrs.size(); ++Lane)
-        if ((*Mask >> Lane) & 1) {
+        if ((I.Mask >> Lane) & 1) {
           uint32_t A = Addrs[Next++];
-          Translated.push_back(0xC0000000u + uint32_t(*Warp) * 0x100000u +
+          Translated.push_back(0xC0000000u + I.Warp * 0x100000u +
                                (((A >> 2) << 5) + Lane) * 4 + (A & 3));
         }
       Addrs = Translated;

@@ -7,9 +7,14 @@
 // (SimtModel.h): per block, per barrier segment, per warp, the cycles the
 // warp asks of the datapath, the iterative unit and the LSU.
 //
-//   * Non-memory instructions cost 32/LANES datapath cycles each; their
-//     scoreboard latency beyond that (from the generated SimtSchedule.td
-//     tables) is recorded as dependency cycles.
+//   * Non-memory instructions cost 32/LANES datapath cycles each. The
+//     dependency cycles are what the warp would wait on its own scoreboard
+//     running alone (docs/RTL.md, "Scoreboard"): an instruction waits until
+//     every register it names is ready, a result is ready
+//     max(latency, 32/LANES + 1) cycles after issue (latencies from the
+//     generated SimtSchedule.td tables). Independent instructions wait for
+//     nothing; before 2026-12-01 every instruction was charged its whole
+//     latency, which over-predicted warps that run alone (one long CSR row).
 //   * Memory instructions are costed by LsuCostModel, which follows the
 //     RTL's LSU state machine (docs/RTL.md, "Load/store unit"): address
 //     generation, the protection check, one coalesced line per cycle, an L1
@@ -29,7 +34,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "DeviceProfile.h"
 #include "SimtModel.h"
+
+#include "ISA.h"
 
 #include "tandem/Config.h"
 
@@ -39,6 +47,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,11 +108,31 @@ private:
 unsigned sharedRounds(llvm::ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lanes,
                       unsigned Banks);
 
+/// One warp instruction as the profiler needs it: what the iss trace line
+/// says, or what the static estimator (StaticEstimate.h) walked.
+struct WarpInstruction {
+  uint32_t Block = 0, Warp = 0;
+  uint32_t Mask = 0; ///< exec mask when it issued
+  simt::Opcode Op = simt::Opcode::INVALID;
+  /// The general registers the instruction names, assembly order, with
+  /// whether each is written (scoreboard). r0 is left out by the reader.
+  llvm::SmallVector<std::pair<uint8_t, bool>, 4> Regs;
+  /// Memory instructions: the active lanes' addresses, in lane order.
+  llvm::ArrayRef<uint32_t> LaneAddrs;
+};
+
+/// The registers \p I names, as WarpInstruction::Regs wants them.
+llvm::SmallVector<std::pair<uint8_t, bool>, 4> namedRegisters(const simt::DecodedInst &I);
+
 /// Reads an iss trace as it is written and builds one LaunchProfile per
 /// launch (see the file comment).
 class TraceProfiler : public llvm::raw_ostream {
 public:
-  explicit TraceProfiler(const AcceleratorConfig &C);
+  /// \p Latencies: ALU and FPU result latencies from a measured profile
+  /// (DeviceProfile.h) instead of the generated tables; null: the tables.
+  /// (The profile's DRAM latency comes in through \p C.)
+  explicit TraceProfiler(const AcceleratorConfig &C,
+                         const ModelLatencies *Latencies = nullptr);
   ~TraceProfiler() override;
 
   /// Completes the last launch; call after the last launch returns.
@@ -113,6 +142,12 @@ public:
 
   /// Parses one trace line (no newline); exposed for tests.
   void consumeLine(llvm::StringRef Line);
+
+  /// The structured way in (the static estimator): a launch of \p Kernel
+  /// starts; then its instructions, a block's together, each warp's in
+  /// program order.
+  void beginLaunch(llvm::StringRef Kernel);
+  void addInstruction(const WarpInstruction &I);
 
 private:
   void write_impl(const char *Ptr, size_t Size) override;
@@ -125,6 +160,7 @@ private:
   void instruction(llvm::StringRef Line);
 
   AcceleratorConfig Config;
+  std::optional<ModelLatencies> Latencies;
   std::vector<LaunchProfile> Launches;
   std::string Partial;
   uint64_t Pos = 0, Malformed = 0;

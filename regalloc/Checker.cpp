@@ -10,18 +10,24 @@
 // the vreg it stands for there on every path, in the spirit of regalloc2's
 // checker.rs.
 //
-// Abstract state: for each location (r0..r63 and each spill slot) the set of
-// vregs whose current value it may be said to hold. Forward dataflow, meet =
-// intersection (a location holds v after a join only if it does on every
-// incoming path). At entry every location holds every vreg: a vreg not yet
-// defined on a path has no value yet, and any location is as good as
-// another for "no value". That one rule also covers a PartialDef that is
-// the first def of its vreg on a path (its "old value" is nothing yet).
+// Abstract state: for each location (the registers in use and each spill
+// slot) the set of vregs whose current value it may be said to hold, as one
+// bit matrix per program point (columns: only the vregs some operand stands
+// for, so spill temporaries cost nothing). Forward dataflow, meet =
+// intersection (a location holds v after a join only if, on every incoming
+// path, it holds v or v is undefined there). Each state also has the set of
+// vregs no def has reached on this path (all of them at entry): such a vreg
+// has no value yet, and any location is as good as another for "no value",
+// so a read of it passes anywhere. That one rule also covers a PartialDef
+// that is the first def of its vreg on a path (its "old value" is nothing
+// yet), which is why regalloc's liveness does not keep such vregs live
+// before their first def (Liveness.h).
 //
 // Transfer of one instruction:
 //   - every use of rN standing for v requires v in rN (r0 is not checked);
 //   - a def of v into rN: v is removed from every location (it has a new
-//     value; stale copies no longer hold it), then rN := {v};
+//     value; stale copies no longer hold it) and is defined from here on,
+//     then rN := {v};
 //   - a PartialDef (or movt, which reads rd) first requires v in rN: the
 //     lanes it does not write keep the old value, which must be v's;
 //   - COPY rD(d) <- rS(s): rD := rS's set plus d (both hold the same bits),
@@ -46,6 +52,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -64,8 +71,6 @@ using mir::VirtRegBase;
 namespace {
 
 unsigned opc(simt::Opcode O) { return static_cast<unsigned>(O); }
-
-constexpr unsigned NumRegLocations = simt::NumEncodableGPRs;
 
 /// The spill slot byte offset \p I accesses, if it is a spill reload
 /// (\p Store false) or store (true): `[r0 + off]`, or `[rA + imm]` right
@@ -86,20 +91,80 @@ std::optional<int64_t> spillSlot(const Inst &I, const Inst *Prev, bool Store) {
   return std::nullopt;
 }
 
-/// Per location, the vregs it may hold (bit = vreg index).
-using State = std::vector<BitVector>;
+/// Per location, the vregs it may hold: one flat bit matrix, row = location,
+/// column = dense vreg id (only vregs some operand stands for get an id, so
+/// the rows stay short even after spilling made many temporaries). A single
+/// allocation per state keeps copies and joins cheap.
+class State {
+public:
+  State() = default;
+  /// The entry state: no location holds anything, every vreg is undefined.
+  State(unsigned Locations, unsigned Words, unsigned NumVRegs)
+      : Words(Words), Bits(size_t(Locations) * Words, 0), Undef(Words, ~uint64_t(0)) {
+    if (NumVRegs % 64) // columns past the last vreg stay clear
+      Undef[Words - 1] = (uint64_t(1) << (NumVRegs % 64)) - 1;
+  }
+
+  /// Location \p Loc may be read for v: it holds v, or v has no value yet.
+  bool test(unsigned Loc, unsigned V) const { return inRow(Loc, V) || isUndef(V); }
+  bool inRow(unsigned Loc, unsigned V) const { return row(Loc)[V / 64] >> (V % 64) & 1; }
+  bool isUndef(unsigned V) const { return Undef[V / 64] >> (V % 64) & 1; }
+  void assignRow(unsigned Dst, unsigned Src) {
+    if (Dst != Src)
+      std::copy_n(row(Src), Words, row(Dst));
+  }
+  void clearRow(unsigned Loc) { std::fill_n(row(Loc), Words, 0); }
+  void orRow(unsigned Dst, const uint64_t *Src) {
+    for (unsigned W = 0; W < Words; ++W)
+      row(Dst)[W] |= Src[W];
+  }
+  void set(unsigned Loc, unsigned V) { row(Loc)[V / 64] |= uint64_t(1) << (V % 64); }
+  /// v has a new value: it is defined, and no location holds the old one.
+  void forget(unsigned V) {
+    uint64_t Mask = ~(uint64_t(1) << (V % 64));
+    Undef[V / 64] &= Mask;
+    for (size_t I = V / 64; I < Bits.size(); I += Words)
+      Bits[I] &= Mask;
+  }
+  /// Meet: a location may be read for v after the join if, on each incoming
+  /// path, it holds v or v is undefined there.
+  void intersect(const State &O) {
+    for (size_t I = 0; I < Bits.size(); ++I) {
+      size_t W = I % Words;
+      Bits[I] = (Bits[I] | Undef[W]) & (O.Bits[I] | O.Undef[W]);
+    }
+    for (unsigned W = 0; W < Words; ++W)
+      Undef[W] &= O.Undef[W];
+  }
+  const uint64_t *row(unsigned Loc) const { return Bits.data() + size_t(Loc) * Words; }
+  uint64_t *row(unsigned Loc) { return Bits.data() + size_t(Loc) * Words; }
+  bool operator==(const State &O) const { return Bits == O.Bits && Undef == O.Undef; }
+  bool operator!=(const State &O) const { return !(*this == O); }
+
+private:
+  unsigned Words = 0;
+  std::vector<uint64_t> Bits;
+  /// Vregs no def has reached on this path: any location may stand for
+  /// them (their value is anything).
+  std::vector<uint64_t> Undef;
+};
 
 class Checker {
 public:
-  explicit Checker(const Function &Fn) : Fn(Fn), NV(Fn.numVRegs()) {}
+  explicit Checker(const Function &Fn) : Fn(Fn) {}
   Error run();
 
 private:
   const Function &Fn;
-  unsigned NV;
+  /// Dense id of each vreg some operand stands for (Operand::Orig), and back.
+  std::vector<unsigned> DenseId; ///< by vreg index; ~0u: no operand stands for it
+  std::vector<Reg> VRegOfId;
+  unsigned Words = 0;
+  /// Registers r0..r(NumRegLocations - 1) in use are the first locations.
+  unsigned NumRegLocations = 1;
   /// Spill slot byte offset -> location index (after the registers).
   DenseMap<int64_t, unsigned> SlotLocation;
-  unsigned NumLocations = NumRegLocations;
+  unsigned NumLocations = 0;
 
   /// Where the current instruction is, for messages.
   struct Where {
@@ -108,20 +173,43 @@ private:
     const Inst *I = nullptr;
   };
 
+  void collectVRegsAndRegisters();
   void collectSlots();
-  State allHeld() const { return State(NumLocations, BitVector(NV, true)); }
+  State entryState() const;
+  unsigned idOf(Reg Orig) const { return DenseId[Orig - VirtRegBase]; }
   /// Applies \p I to \p S. With \p W, the first violated requirement is
   /// returned as an error; without, violations are ignored (fixpoint
   /// iteration only needs the states).
   Error transfer(State &S, const Inst &I, const Inst *Prev, const Where *W) const;
   Error structuralCheck(const Inst &I, const Where &W) const;
   Error fail(const Where &W, const Twine &Msg) const;
-  std::string describeHeld(const BitVector &Held) const;
+  std::string describeHeld(const State &S, unsigned Loc) const;
   std::string vregName(Reg V) const;
   Error require(const State &S, unsigned Loc, Reg V, const Where *W, const Twine &LocName) const;
   static void define(State &S, unsigned Loc, unsigned V);
   std::string locationName(unsigned Loc) const;
 };
+
+void Checker::collectVRegsAndRegisters() {
+  // structuralCheck has made sure every Orig here is a valid vreg.
+  DenseId.assign(Fn.numVRegs(), ~0u);
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      for (const Operand &O : I.Ops) {
+        if (!O.isReg() || O.R == 0)
+          continue;
+        NumRegLocations = std::max<unsigned>(NumRegLocations, O.R + 1);
+        unsigned &Id = DenseId[O.Orig - VirtRegBase];
+        if (Id == ~0u) {
+          Id = VRegOfId.size();
+          VRegOfId.push_back(O.Orig);
+        }
+      }
+  Words = std::max<unsigned>(1, (VRegOfId.size() + 63) / 64);
+  NumLocations = NumRegLocations;
+}
+
+State Checker::entryState() const { return State(NumLocations, Words, VRegOfId.size()); }
 
 void Checker::collectSlots() {
   for (const auto &B : Fn.Blocks)
@@ -137,7 +225,7 @@ void Checker::collectSlots() {
 
 std::string Checker::vregName(Reg V) const {
   std::string S = formatv("%v{0}", V - VirtRegBase).str();
-  if (V - VirtRegBase < NV && !Fn.info(V).Name.empty())
+  if (V - VirtRegBase < Fn.numVRegs() && !Fn.info(V).Name.empty())
     S += " (" + Fn.info(V).Name + ")";
   return S;
 }
@@ -151,21 +239,22 @@ std::string Checker::locationName(unsigned Loc) const {
   return "?";
 }
 
-std::string Checker::describeHeld(const BitVector &Held) const {
-  unsigned Count = Held.count();
-  if (Count == 0)
+std::string Checker::describeHeld(const State &S, unsigned Loc) const {
+  SmallVector<unsigned, 8> Held;
+  for (unsigned V = 0; V < VRegOfId.size(); ++V)
+    if (S.inRow(Loc, V))
+      Held.push_back(V);
+  if (Held.empty())
     return "no value any use may read there";
-  std::string S = "only ";
-  unsigned Shown = 0;
-  for (unsigned V : Held.set_bits()) {
-    if (Shown == 4) {
-      S += formatv(" and {0} more", Count - Shown).str();
+  std::string Out = "only ";
+  for (unsigned K = 0; K < Held.size(); ++K) {
+    if (K == 4) {
+      Out += formatv(" and {0} more", Held.size() - K).str();
       break;
     }
-    S += (Shown ? ", " : "") + vregName(VirtRegBase + V);
-    ++Shown;
+    Out += (K ? ", " : "") + vregName(VRegOfId[Held[K]]);
   }
-  return S;
+  return Out;
 }
 
 Error Checker::fail(const Where &W, const Twine &Msg) const {
@@ -178,17 +267,16 @@ Error Checker::fail(const Where &W, const Twine &Msg) const {
 }
 
 Error Checker::require(const State &S, unsigned Loc, Reg V, const Where *W, const Twine &Why) const {
-  if (!W || S[Loc].test(V - VirtRegBase))
+  if (!W || S.test(Loc, idOf(V)))
     return Error::success();
   return fail(*W, Twine(Why) + ": " + locationName(Loc) + " should hold " + vregName(V) +
-                      " but may hold " + describeHeld(S[Loc]));
+                      " but may hold " + describeHeld(S, Loc));
 }
 
 void Checker::define(State &S, unsigned Loc, unsigned V) {
-  for (BitVector &Held : S)
-    Held.reset(V);
-  S[Loc].reset();
-  S[Loc].set(V);
+  S.forget(V);
+  S.clearRow(Loc);
+  S.set(Loc, V);
 }
 
 Error Checker::structuralCheck(const Inst &I, const Where &W) const {
@@ -197,11 +285,11 @@ Error Checker::structuralCheck(const Inst &I, const Where &W) const {
       continue;
     if (mir::isVirtual(O.R))
       return fail(W, "operand is still a virtual register %v" + Twine(O.R - VirtRegBase));
-    if (O.R >= NumRegLocations)
+    if (O.R >= simt::NumEncodableGPRs)
       return fail(W, "register r" + Twine(O.R) + " cannot be encoded");
     if (O.R == 0)
       continue;
-    if (!mir::isVirtual(O.Orig) || O.Orig - VirtRegBase >= NV)
+    if (!mir::isVirtual(O.Orig) || O.Orig - VirtRegBase >= Fn.numVRegs())
       return fail(W, "r" + Twine(O.R) + " does not say which vreg it stands for (Operand::Orig)");
   }
   return Error::success();
@@ -211,22 +299,23 @@ Error Checker::transfer(State &S, const Inst &I, const Inst *Prev, const Where *
   if (std::optional<int64_t> Off = spillSlot(I, Prev, /*Store=*/false)) {
     const Operand &Dst = I.Ops[0];
     unsigned Slot = SlotLocation.lookup(*Off);
+    if (Dst.R == 0)
+      return Error::success();
     if (Error E = require(S, Slot, Dst.Orig, W, "spill reload"))
       return E;
-    if (Dst.R != 0)
-      S[Dst.R] = S[Slot];
+    S.assignRow(Dst.R, Slot);
     return Error::success();
   }
   if (std::optional<int64_t> Off = spillSlot(I, Prev, /*Store=*/true)) {
     const Operand &Src = I.Ops[2];
     unsigned Slot = SlotLocation.lookup(*Off);
     if (Src.R == 0) {
-      S[Slot].reset();
+      S.clearRow(Slot);
       return Error::success();
     }
     if (Error E = require(S, Src.R, Src.Orig, W, "spill store"))
       return E;
-    S[Slot] = S[Src.R];
+    S.assignRow(Slot, Src.R);
     return Error::success();
   }
   for (const Operand &O : I.Ops)
@@ -237,21 +326,23 @@ Error Checker::transfer(State &S, const Inst &I, const Inst *Prev, const Where *
   for (const Operand &O : I.Ops) {
     if (!O.isReg() || !O.IsDef || O.R == 0)
       continue;
-    unsigned V = O.Orig - VirtRegBase;
+    unsigned V = idOf(O.Orig);
     if (ReadsOld)
       if (Error E = require(S, O.R, O.Orig, W,
                             "partial def (the lanes it does not write keep the old value)"))
         return E;
     if (I.IsSpillCode) { // rematerialization: the same value v already has
-      S[O.R].reset();
-      S[O.R].set(V);
+      S.clearRow(O.R);
+      S.set(O.R, V);
       continue;
     }
     if (I.Opcode == mir::COPY && !I.PartialDef) {
       const Operand &Src = I.Ops[1];
-      BitVector Copied = Src.R == 0 ? BitVector(NV) : S[Src.R];
+      SmallVector<uint64_t, 8> Copied(Words, 0);
+      if (Src.R != 0)
+        std::copy_n(S.row(Src.R), Words, Copied.begin());
       define(S, O.R, V);
-      S[O.R] |= Copied;
+      S.orRow(O.R, Copied.data());
       continue;
     }
     define(S, O.R, V);
@@ -266,62 +357,85 @@ Error Checker::run() {
     for (size_t K = 0; K < B->Insts.size(); ++K)
       if (Error E = structuralCheck(B->Insts[K], Where{B.get(), K, &B->Insts[K]}))
         return E;
+  collectVRegsAndRegisters();
   collectSlots();
   unsigned NB = Fn.Blocks.size();
   DenseMap<const Block *, unsigned> Index;
   for (unsigned B = 0; B < NB; ++B)
     Index[Fn.Blocks[B].get()] = B;
-  std::vector<SmallVector<unsigned, 2>> Preds(NB);
+  std::vector<SmallVector<unsigned, 2>> Preds(NB), Succs(NB);
   for (unsigned B = 0; B < NB; ++B)
-    for (const Block *S : mir::successors(Fn, *Fn.Blocks[B]))
+    for (const Block *S : mir::successors(Fn, *Fn.Blocks[B])) {
       Preds[Index.lookup(S)].push_back(B);
+      Succs[B].push_back(Index.lookup(S));
+    }
 
   // Optimistic fixpoint: states only shrink, unreached blocks stay out.
-  std::vector<std::optional<State>> In(NB), Out(NB);
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
+  // Only blocks whose predecessors' exit states changed are revisited; a
+  // sweep in layout order settles straight-line and if/else code at once.
+  // Each visit checks as it goes and keeps the block's first violation;
+  // a revisit replaces it. When nothing changes any more, every block's
+  // last visit saw its final entry state, so the kept violations are
+  // exactly those of a separate checking pass, without paying for one.
+  std::vector<std::optional<State>> Out(NB);
+  std::vector<std::optional<Error>> Violation(NB);
+  BitVector Dirty(NB);
+  if (NB)
+    Dirty.set(0);
+  while (Dirty.any()) {
     for (unsigned B = 0; B < NB; ++B) {
+      if (!Dirty.test(B))
+        continue;
+      Dirty.reset(B);
       std::optional<State> Entry;
       if (B == 0)
-        Entry = allHeld();
+        Entry = entryState();
       for (unsigned P : Preds[B]) {
         if (!Out[P])
           continue;
-        if (!Entry) {
+        if (!Entry)
           Entry = *Out[P];
-          continue;
-        }
-        for (unsigned L = 0; L < NumLocations; ++L)
-          (*Entry)[L] &= (*Out[P])[L];
+        else
+          Entry->intersect(*Out[P]);
       }
       if (!Entry)
         continue;
-      State S = *Entry;
-      const Inst *Prev = nullptr;
-      for (const Inst &I : Fn.Blocks[B]->Insts) {
-        cantFail(transfer(S, I, Prev, nullptr));
-        Prev = &I;
+      State &S = *Entry;
+      const Block &Blk = *Fn.Blocks[B];
+      if (Violation[B])
+        consumeError(std::move(*Violation[B]));
+      Violation[B].reset();
+      for (size_t K = 0; K < Blk.Insts.size(); ++K) {
+        const Inst *Prev = K ? &Blk.Insts[K - 1] : nullptr;
+        if (Violation[B]) {
+          cantFail(transfer(S, Blk.Insts[K], Prev, nullptr));
+          continue;
+        }
+        Where W{&Blk, K, &Blk.Insts[K]};
+        if (Error E = transfer(S, Blk.Insts[K], Prev, &W)) {
+          Violation[B] = std::move(E);
+          // transfer stopped at the violation; apply the instruction's
+          // effect anyway so the states downstream stay meaningful.
+          cantFail(transfer(S, Blk.Insts[K], Prev, nullptr));
+        }
       }
       if (!Out[B] || *Out[B] != S) {
         Out[B] = std::move(S);
-        Changed = true;
+        for (unsigned Succ : Succs[B])
+          Dirty.set(Succ);
       }
-      In[B] = std::move(Entry);
     }
   }
+  Error First = Error::success();
   for (unsigned B = 0; B < NB; ++B) {
-    if (!In[B])
+    if (!Violation[B])
       continue;
-    State S = *In[B];
-    const Block &Blk = *Fn.Blocks[B];
-    for (size_t K = 0; K < Blk.Insts.size(); ++K) {
-      Where W{&Blk, K, &Blk.Insts[K]};
-      if (Error E = transfer(S, Blk.Insts[K], K ? &Blk.Insts[K - 1] : nullptr, &W))
-        return E;
-    }
+    if (First)
+      consumeError(std::move(*Violation[B]));
+    else
+      First = std::move(*Violation[B]);
   }
-  return Error::success();
+  return First;
 }
 
 } // namespace

@@ -103,12 +103,17 @@ void computeGenKill(const Function &Fn, std::vector<BitVector> &Gen, std::vector
 }
 
 /// Builds the segments of every vreg by walking each block backwards from
-/// its live-out set.
-void buildIntervals(const Function &Fn, Liveness &L) {
+/// its live-out set. A read of a vreg no def can reach (MaybeDefIn) keeps
+/// it only from that read on, not from the block's start: there is no old
+/// value to keep, so the register is free until the read.
+void buildIntervals(const Function &Fn, Liveness &L, const std::vector<BitVector> &MaybeDefIn) {
   unsigned NV = Fn.numVRegs();
   L.Intervals.assign(NV, LiveInterval());
   // Open[v] = end position of the segment being built for v (0: none open).
   std::vector<unsigned> Open(NV, 0);
+  // FirstRead[v] = earliest read of v seen so far in the current block
+  // (the walk is backwards, so the latest one recorded).
+  std::vector<unsigned> FirstRead(NV, 0);
   std::vector<unsigned> OpenList;
   auto AddSegment = [&](unsigned V, unsigned Start, unsigned End) {
     L.Intervals[V].Segs.push_back({Start, End});
@@ -135,18 +140,21 @@ void buildIntervals(const Function &Fn, Liveness &L) {
           // The old value flows through: keep (or start) one segment that
           // continues to the def's predecessor instructions.
           OpenAt(V, 2 * G + 2);
+          FirstRead[V] = 2 * G + 1;
           continue;
         }
         AddSegment(V, 2 * G + 1, Open[V] ? Open[V] : 2 * G + 2);
         Open[V] = 0;
       }
       for (const Operand &O : I.Ops)
-        if (isVirtualUse(O))
+        if (isVirtualUse(O)) {
           OpenAt(vregIndex(O.R), 2 * G + 1);
+          FirstRead[vregIndex(O.R)] = 2 * G;
+        }
     }
     for (unsigned V : OpenList)
       if (Open[V]) {
-        AddSegment(V, 2 * Start, Open[V]);
+        AddSegment(V, MaybeDefIn[B].test(V) ? 2 * Start : FirstRead[V], Open[V]);
         Open[V] = 0;
       }
     OpenList.clear();
@@ -188,23 +196,50 @@ Liveness computeLiveness(const Function &Fn) {
   // Backward dataflow; visiting blocks last to first converges quickly for
   // layout-ordered code (only loop back edges need another round).
   bool Changed = true;
+  BitVector Out(Fn.numVRegs()), In(Fn.numVRegs()); // scratch, reused
   while (Changed) {
     Changed = false;
     for (unsigned B = NB; B-- > 0;) {
-      BitVector Out(Fn.numVRegs());
+      Out.reset();
       for (unsigned S : Succs[B])
         Out |= L.LiveIn[S];
-      BitVector In = Out;
+      In = Out;
       In.reset(Kill[B]);
       In |= Gen[B];
       if (Out != L.LiveOut[B] || In != L.LiveIn[B]) {
-        L.LiveOut[B] = std::move(Out);
-        L.LiveIn[B] = std::move(In);
+        L.LiveOut[B] = Out;
+        L.LiveIn[B] = In;
         Changed = true;
       }
     }
   }
-  buildIntervals(Fn, L);
+  // Forward: the vregs some def may reach at each block's entry. Where
+  // none can, a vreg's "old value" (read by a PartialDef, or by a use of an
+  // undefined value) is nothing, so it is not live there. Without this, the
+  // partial-def COPYs of divergent code would keep their vregs live from the
+  // kernel's entry to their first def.
+  std::vector<BitVector> MaybeDefIn(NB, BitVector(Fn.numVRegs()));
+  Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (unsigned B = 0; B < NB; ++B) {
+      Out = MaybeDefIn[B];
+      Out |= Kill[B];
+      for (unsigned S : Succs[B])
+        if (Out.test(MaybeDefIn[S])) { // Out has a bit S's entry lacks
+          MaybeDefIn[S] |= Out;
+          Changed = true;
+        }
+    }
+  }
+  for (unsigned B = 0; B < NB; ++B) {
+    L.LiveIn[B] &= MaybeDefIn[B];
+    Out = MaybeDefIn[B]; // the vregs that may be defined at B's exit
+    Out |= Kill[B];
+    L.LiveOut[B] &= Out;
+  }
+  buildIntervals(Fn, L, MaybeDefIn);
+  L.MaybeDefIn = std::move(MaybeDefIn);
   return L;
 }
 

@@ -15,6 +15,12 @@
 // ReadsRd such as movt) keeps the interval going through the instruction:
 // the lanes it does not write still need the previous value.
 //
+// A vreg is live only where some def of it may have run (on some path from
+// the entry): a PartialDef whose old value no def reaches, or a use of a
+// never-defined vreg, reads nothing worth keeping, so its interval starts at
+// that read instead of at the kernel's entry. (checkAllocation accepts the
+// same: a vreg undefined on every path to a read may be read anywhere.)
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -52,8 +58,12 @@ struct Liveness {
   /// First global instruction index of each block; one extra entry at the
   /// end holds the total instruction count.
   std::vector<unsigned> BlockStart;
-  /// Per block, bit = vreg index (Reg - VirtRegBase).
+  /// Per block, bit = vreg index (Reg - VirtRegBase): live and possibly
+  /// defined at the block's entry / exit.
   std::vector<llvm::BitVector> LiveIn, LiveOut;
+  /// Per block: the vregs some def may have written on some path from the
+  /// entry to the block's entry.
+  std::vector<llvm::BitVector> MaybeDefIn;
   /// Per vreg index; empty for vregs no instruction mentions.
   std::vector<LiveInterval> Intervals;
 

@@ -37,12 +37,13 @@
 #include "ISA.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <memory>
 #include <optional>
 
 using namespace llvm;
@@ -124,38 +125,55 @@ struct VRegFacts {
   SmallVector<unsigned, 2> CopyPartners; ///< vreg indices
 };
 
-/// Segments assigned to one physical register.
+/// Positions assigned to one physical register: a bit per position (2 per
+/// instruction, Liveness.h) and, where set, the vreg holding it. Finding
+/// what an interval collides with is then a few word operations per
+/// segment, which matters because eviction asks it of every register.
+/// (Whether a register is free at all is answered for all registers at
+/// once by Allocator::assign's per-position register masks.)
 class RegOccupancy {
 public:
+  explicit RegOccupancy(unsigned NumPositions)
+      : Occupied(NumPositions), Owner(new unsigned[NumPositions]) {}
+
   void add(const LiveInterval &LI, unsigned V) {
-    for (const Segment &S : LI.Segs)
-      Segs[S.Start] = {S.End, V};
+    for (const Segment &S : LI.Segs) {
+      Occupied.set(S.Start, S.End);
+      std::fill(Owner.get() + S.Start, Owner.get() + S.End, V);
+    }
   }
   void remove(const LiveInterval &LI) {
     for (const Segment &S : LI.Segs)
-      Segs.erase(S.Start);
+      Occupied.reset(S.Start, S.End);
   }
-  bool isFree(const LiveInterval &LI) const { return conflicts(LI, /*StopAtFirst=*/true).empty(); }
   /// Vreg indices whose segments here overlap \p LI.
-  SmallVector<unsigned, 4> conflicts(const LiveInterval &LI, bool StopAtFirst = false) const {
+  SmallVector<unsigned, 4> conflicts(const LiveInterval &LI,
+                                     const std::vector<LiveInterval> &Intervals) const {
     SmallVector<unsigned, 4> Out;
     for (const Segment &S : LI.Segs) {
-      auto It = Segs.upper_bound(S.Start);
-      if (It != Segs.begin() && std::prev(It)->second.first > S.Start)
-        It = std::prev(It);
-      for (; It != Segs.end() && It->first < S.End; ++It) {
-        if (!is_contained(Out, It->second.second))
-          Out.push_back(It->second.second);
-        if (StopAtFirst)
-          return Out;
+      int P = Occupied.find_first_in(S.Start, S.End);
+      while (P != -1) {
+        unsigned X = Owner[P];
+        if (!is_contained(Out, X))
+          Out.push_back(X);
+        // Skip the rest of X's segment that holds P.
+        unsigned Next = segmentEnd(Intervals[X], P);
+        P = Next < S.End ? Occupied.find_first_in(Next, S.End) : -1;
       }
     }
     return Out;
   }
 
 private:
-  /// Start -> (End, vreg index); segments never overlap.
-  std::map<unsigned, std::pair<unsigned, unsigned>> Segs;
+  BitVector Occupied;
+  std::unique_ptr<unsigned[]> Owner; ///< valid where Occupied is set
+
+  static unsigned segmentEnd(const LiveInterval &LI, unsigned Pos) {
+    auto It = llvm::upper_bound(LI.Segs, Pos,
+                                [](unsigned P, const Segment &Seg) { return P < Seg.End; });
+    assert(It != LI.Segs.end() && It->Start <= Pos && "the owner covers the position");
+    return It->End;
+  }
 };
 
 class Allocator {
@@ -188,7 +206,7 @@ private:
   SmallVector<Reg, 2> registersToAvoid(unsigned V, const std::vector<VRegFacts> &Facts,
                                        const std::vector<Reg> &Assigned) const;
   Reg pickFreeRegister(unsigned V, const LiveInterval &LI, const std::vector<VRegFacts> &Facts,
-                       const std::vector<Reg> &Assigned, const std::vector<RegOccupancy> &Occ) const;
+                       const std::vector<Reg> &Assigned, ArrayRef<uint64_t> RegsAt) const;
   Error cannotFit(const Liveness &L, unsigned V, const std::vector<VRegFacts> &Facts) const;
   Error insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts);
   int64_t slotOffset(unsigned Slot) const;
@@ -197,7 +215,22 @@ private:
   void appendReload(Reg T, int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
   void appendStore(Reg T, int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
   void rewrite(const std::vector<Reg> &Assigned);
-  void removeIdentityCopies();
+  void recordFirstPartialDefs(const Liveness &L, const std::vector<Reg> &Assigned);
+  /// Deletes identity COPYs; returns whether it deleted any.
+  bool removeIdentityCopies();
+  /// Per block, bit = vreg an operand stands for (StandsFor): some def of
+  /// it, or of a temporary standing for it, may have run before the block.
+  /// From the last round's liveness.
+  std::vector<BitVector> StandsForDefinedIn;
+  /// A PartialDef (or movt) that no def of its vreg can have reached: its
+  /// old value is nothing, so its register need not hold it (Liveness.h);
+  /// removeIdentityCopies must not merge its vreg with one that may be
+  /// defined there.
+  struct FirstPartialDef {
+    unsigned VReg, Block, Index; ///< VReg: the vreg index it stands for
+    bool IdentityCopy;           ///< deleted with its requirement, unless kept
+  };
+  std::vector<FirstPartialDef> FirstPartialDefs;
   void fillStats();
 };
 
@@ -210,9 +243,9 @@ void Allocator::growTables() {
 }
 
 Reg Allocator::newTemp(Reg V) {
-  bool Uniform = Fn.info(V).Uniform;
-  std::string Name = Fn.info(V).Name;
-  Reg T = Fn.newVReg(Uniform, Name.empty() ? Name : Name + ".s");
+  // Unnamed: messages name a temporary by the vreg it stands for
+  // (StandsFor), and a name per temporary cost an allocation each.
+  Reg T = Fn.newVReg(Fn.info(V).Uniform, "");
   growTables();
   StandsFor[vregIndex(T)] = StandsFor[vregIndex(V)];
   IsTemp[vregIndex(T)] = true;
@@ -284,20 +317,24 @@ SmallVector<Reg, 2> Allocator::registersToAvoid(unsigned V, const std::vector<VR
   return Avoid;
 }
 
+/// \p RegsAt: per position, a bit per register occupied there.
 Reg Allocator::pickFreeRegister(unsigned V, const LiveInterval &LI, const std::vector<VRegFacts> &Facts,
-                                const std::vector<Reg> &Assigned,
-                                const std::vector<RegOccupancy> &Occ) const {
-  SmallVector<Reg, 2> Avoid = registersToAvoid(V, Facts, Assigned), Prefer;
+                                const std::vector<Reg> &Assigned, ArrayRef<uint64_t> RegsAt) const {
+  // One pass over the interval's positions finds every register busy
+  // anywhere in it (instead of asking each register in turn).
+  uint64_t Busy = 1; // r0 is never allocated
+  for (const Segment &S : LI.Segs)
+    for (unsigned P = S.Start; P < S.End; ++P)
+      Busy |= RegsAt[P];
+  for (Reg R : registersToAvoid(V, Facts, Assigned))
+    Busy |= uint64_t(1) << R;
   for (unsigned P : Facts[V].CopyPartners)
-    if (Assigned[P] != NoReg)
-      Prefer.push_back(Assigned[P]);
-  for (Reg R : Prefer)
-    if (!is_contained(Avoid, R) && Occ[R].isFree(LI))
-      return R;
-  for (Reg R = 1; R < Opts.NumRegisters; ++R)
-    if (!is_contained(Avoid, R) && Occ[R].isFree(LI))
-      return R;
-  return NoReg;
+    if (Assigned[P] != NoReg && !(Busy >> Assigned[P] & 1))
+      return Assigned[P];
+  uint64_t Free = ~Busy;
+  if (Opts.NumRegisters < 64)
+    Free &= (uint64_t(1) << Opts.NumRegisters) - 1;
+  return Free ? Reg(llvm::countr_zero(Free)) : NoReg;
 }
 
 Error Allocator::cannotFit(const Liveness &L, unsigned V, const std::vector<VRegFacts> &Facts) const {
@@ -334,15 +371,30 @@ Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vecto
     return L.Intervals[A].start() < L.Intervals[B].start();
   });
 
-  std::vector<RegOccupancy> Occ(Opts.NumRegisters);
+  unsigned NumPositions = 2 * L.BlockStart.back() + 2;
+  std::vector<RegOccupancy> Occ;
+  Occ.reserve(Opts.NumRegisters);
+  for (unsigned R = 0; R < Opts.NumRegisters; ++R)
+    Occ.emplace_back(NumPositions);
+  std::vector<uint64_t> RegsAt(NumPositions, 0);
   std::vector<Reg> Assigned(NV, NoReg);
   auto Place = [&](unsigned V, Reg R) {
     Occ[R].add(L.Intervals[V], V);
+    for (const Segment &S : L.Intervals[V].Segs)
+      for (unsigned P = S.Start; P < S.End; ++P)
+        RegsAt[P] |= uint64_t(1) << R;
     Assigned[V] = R;
+  };
+  auto Evict = [&](unsigned X, Reg R) {
+    Occ[R].remove(L.Intervals[X]);
+    for (const Segment &S : L.Intervals[X].Segs)
+      for (unsigned P = S.Start; P < S.End; ++P)
+        RegsAt[P] &= ~(uint64_t(1) << R);
+    Assigned[X] = NoReg;
   };
   for (unsigned V : Order) {
     const LiveInterval &LI = L.Intervals[V];
-    Reg Free = pickFreeRegister(V, LI, Facts, Assigned, Occ);
+    Reg Free = pickFreeRegister(V, LI, Facts, Assigned, RegsAt);
     if (Free != NoReg) {
       Place(V, Free);
       continue;
@@ -356,7 +408,7 @@ Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vecto
     for (Reg R = 1; R < Opts.NumRegisters; ++R) {
       if (is_contained(Avoid, R))
         continue;
-      SmallVector<unsigned, 4> C = Occ[R].conflicts(LI);
+      SmallVector<unsigned, 4> C = Occ[R].conflicts(LI, L.Intervals);
       if (any_of(C, [&](unsigned X) { return Facts[X].Unspillable; }))
         continue;
       double Cost = 0;
@@ -375,8 +427,7 @@ Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vecto
     if (Best == NoReg)
       return cannotFit(L, V, Facts);
     for (unsigned X : BestConflicts) {
-      Occ[Best].remove(L.Intervals[X]);
-      Assigned[X] = NoReg;
+      Evict(X, Best);
       Spilled.push_back(X);
     }
     Place(V, Best);
@@ -511,42 +562,135 @@ void Allocator::rewrite(const std::vector<Reg> &Assigned) {
       }
 }
 
+void Allocator::recordFirstPartialDefs(const Liveness &L, const std::vector<Reg> &Assigned) {
+  unsigned NB = Fn.Blocks.size(), NV = Fn.numVRegs();
+  FirstPartialDefs.clear();
+  for (unsigned B = 0; B < NB; ++B) {
+    const Block &Blk = *Fn.Blocks[B];
+    for (size_t K = 0; K < Blk.Insts.size(); ++K) {
+      const Inst &I = Blk.Insts[K];
+      if (!defReadsOldValue(I))
+        continue;
+      bool Identity = I.Opcode == mir::COPY && mir::isVirtual(I.Ops[0].R) &&
+                      mir::isVirtual(I.Ops[1].R) &&
+                      Assigned[vregIndex(I.Ops[0].R)] == Assigned[vregIndex(I.Ops[1].R)];
+      unsigned G = L.BlockStart[B] + K;
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && O.IsDef && mir::isVirtual(O.R) &&
+            !L.Intervals[vregIndex(O.R)].covers(2 * G))
+          FirstPartialDefs.push_back(
+              {vregIndex(StandsFor[vregIndex(O.R)]), B, unsigned(K), Identity});
+    }
+  }
+  StandsForDefinedIn.clear();
+  if (FirstPartialDefs.empty())
+    return; // removeIdentityCopies will not ask
+  StandsForDefinedIn.assign(NB, BitVector(NV));
+  for (unsigned B = 0; B < NB; ++B)
+    for (unsigned V : L.MaybeDefIn[B].set_bits())
+      StandsForDefinedIn[B].set(vregIndex(StandsFor[V]));
+}
+
 /// Deletes COPYs whose source and destination share a register. Those two
 /// vregs never overlap (else they could not share it), so from here on they
 /// are one value: their Orig labels are merged so checkAllocation still
 /// proves the function without the COPY. Spill temporaries never take part
 /// (pickFreeRegister keeps them apart), so each merged class lives in one
 /// register.
-void Allocator::removeIdentityCopies() {
-  std::vector<unsigned> Parent(Fn.numVRegs());
-  for (unsigned V = 0; V < Parent.size(); ++V)
+///
+/// One exception keeps a COPY: when a member of one class has a PartialDef
+/// that no def of it reaches (its old value is nothing, so its register
+/// was free before it) while a member of the other class may be defined
+/// there. Merged, the class would count as defined at that PartialDef, and
+/// the checker would rightly ask its register to hold the class's value.
+bool Allocator::removeIdentityCopies() {
+  unsigned NV = Fn.numVRegs();
+  std::vector<unsigned> Parent(NV);
+  std::vector<SmallVector<unsigned, 2>> Members(NV);
+  for (unsigned V = 0; V < NV; ++V) {
     Parent[V] = V;
+    Members[V].push_back(V);
+  }
+  std::vector<SmallVector<const FirstPartialDef *, 1>> FirstPartialsOf(NV);
+  for (const FirstPartialDef &P : FirstPartialDefs)
+    FirstPartialsOf[P.VReg].push_back(&P);
   auto Find = [&](unsigned V) {
     while (Parent[V] != V)
       V = Parent[V] = Parent[Parent[V]];
     return V;
   };
-  bool Removed = false;
-  for (auto &B : Fn.Blocks) {
-    auto IsIdentity = [](const Inst &I) {
-      return I.Opcode == mir::COPY && I.Ops[0].R == I.Ops[1].R;
-    };
-    for (const Inst &I : B->Insts)
-      if (IsIdentity(I) && I.Ops[0].Orig != NoReg && I.Ops[1].Orig != NoReg) {
-        unsigned A = Find(vregIndex(I.Ops[0].Orig)), C = Find(vregIndex(I.Ops[1].Orig));
-        Parent[std::max(A, C)] = std::min(A, C);
+  // Decide first (indices stay put), then erase.
+  std::vector<SmallVector<unsigned, 4>> Doomed(Fn.Blocks.size());
+  // A first PartialDef that is an identity COPY already deleted (or the one
+  // being decided, (CurB, CurK)) asks nothing of the final form.
+  auto Gone = [&](const FirstPartialDef &P, unsigned CurB, unsigned CurK) {
+    if (P.Block == CurB && P.Index == CurK)
+      return true;
+    return P.IdentityCopy && llvm::binary_search(Doomed[P.Block], P.Index);
+  };
+  // May a member of C be defined at a first PartialDef of a member of A?
+  auto Clashes = [&](unsigned A, unsigned C, unsigned CurB, unsigned CurK) {
+    for (unsigned U : Members[A])
+      for (const FirstPartialDef *P : FirstPartialsOf[U]) {
+        if (Gone(*P, CurB, CurK))
+          continue;
+        for (unsigned W : Members[C]) {
+          if (StandsForDefinedIn[P->Block].test(W))
+            return true;
+          const auto &Insts = Fn.Blocks[P->Block]->Insts;
+          for (unsigned K = 0; K < P->Index; ++K)
+            for (const Operand &O : Insts[K].Ops)
+              if (O.isReg() && O.IsDef && O.Orig == vregOf(W))
+                return true;
+        }
       }
-    size_t Before = B->Insts.size();
-    llvm::erase_if(B->Insts, IsIdentity);
-    Removed |= B->Insts.size() != Before;
+    return false;
+  };
+  for (unsigned B = 0; B < Fn.Blocks.size(); ++B) {
+    const auto &Insts = Fn.Blocks[B]->Insts;
+    for (unsigned K = 0; K < Insts.size(); ++K) {
+      const Inst &I = Insts[K];
+      if (I.Opcode != mir::COPY || I.Ops[0].R != I.Ops[1].R)
+        continue;
+      if (I.Ops[0].Orig != NoReg && I.Ops[1].Orig != NoReg) {
+        unsigned A = Find(vregIndex(I.Ops[0].Orig)), C = Find(vregIndex(I.Ops[1].Orig));
+        if (A != C) {
+          if (Clashes(A, C, B, K) || Clashes(C, A, B, K))
+            continue;
+          unsigned Root = std::min(A, C), Other = std::max(A, C);
+          Parent[Other] = Root;
+          Members[Root].append(Members[Other].begin(), Members[Other].end());
+          Members[Other].clear();
+        }
+      }
+      Doomed[B].push_back(K);
+    }
+  }
+  bool Removed = false;
+  for (unsigned B = 0; B < Fn.Blocks.size(); ++B) {
+    if (Doomed[B].empty())
+      continue;
+    auto &Insts = Fn.Blocks[B]->Insts;
+    std::vector<Inst> Kept;
+    Kept.reserve(Insts.size() - Doomed[B].size());
+    for (unsigned K = 0, D = 0; K < Insts.size(); ++K) {
+      if (D < Doomed[B].size() && Doomed[B][D] == K) {
+        ++D;
+        continue;
+      }
+      Kept.push_back(std::move(Insts[K]));
+    }
+    Insts = std::move(Kept);
+    Removed = true;
   }
   if (!Removed)
-    return;
+    return false;
   for (auto &B : Fn.Blocks)
     for (Inst &I : B->Insts)
       for (Operand &O : I.Ops)
         if (O.isReg() && mir::isVirtual(O.Orig))
           O.Orig = vregOf(Find(vregIndex(O.Orig)));
+  return true;
 }
 
 void Allocator::fillStats() {
@@ -605,6 +749,7 @@ Error Allocator::run() {
     if (!Assigned)
       return Assigned.takeError();
     if (Spilled.empty()) {
+      recordFirstPartialDefs(L, *Assigned);
       rewrite(*Assigned);
       break;
     }
@@ -612,13 +757,14 @@ Error Allocator::run() {
       return E;
   }
   // Check with the identity COPYs still present (the strongest evidence),
-  // then again on the final form others will see.
+  // then again on the final form others will see, unless removing them
+  // changed nothing (then the final form is the one just proved).
   if (Opts.Check)
     if (Error E = checkAllocation(Fn))
       return E;
-  removeIdentityCopies();
+  bool Changed = removeIdentityCopies();
   fillStats();
-  if (Opts.Check)
+  if (Opts.Check && Changed)
     return checkAllocation(Fn);
   return Error::success();
 }

@@ -276,7 +276,9 @@ private:
             NextRelief = std::min(NextRelief, Nodes[K].Earliest);
           continue;
         }
-        int Delta = pressureDelta(K, Remaining);
+        // Only under pressure does the choice depend on the delta; otherwise
+        // it is computed once, for the pick (below).
+        int Delta = Tight ? pressureDelta(K, Remaining) : 0;
         if (!Pick) {
           Pick = K;
           PickDelta = Delta;
@@ -303,6 +305,8 @@ private:
         continue;
       }
       unsigned K = *Pick;
+      if (!Tight)
+        PickDelta = pressureDelta(K, Remaining);
       Ready.erase(llvm::find(Ready, K));
       Order.push_back(K);
       Live += PickDelta;

@@ -8,6 +8,12 @@
 # 90th-percentile |error| per device. Extra arguments go to `tandem report`
 # (for example --quick, --device all, --matrices DIR).
 #
+# gpu rows (docs/GPU.md): TANDEM_GPU_RESULTS=FILE adds the rows of a GPU
+# runner's gpu-results.json (measured on a lent GPU by scripts/gpu-check.sh,
+# bundle in build-gpu-bundle/). On a machine that has both a GPU (nvidia-smi
+# lists one) and this build, the script runs the GPU check itself first
+# (bundle, runner, results in build-gpu-results/) and adds its rows.
+#
 # Works from any directory; root on a fresh Debian 12 machine. TANDEM_JOBS
 # sets the parallelism (default 2). About 10 minutes on 2 cores with a warm
 # build.
@@ -20,4 +26,18 @@ jobs=${TANDEM_JOBS:-2}
 bash scripts/install-deps.sh
 cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build -j "$jobs" tandem
-build/tools/tandem/tandem report --out "$repo/report" "$@"
+gpu_args=()
+if [ -n "${TANDEM_GPU_RESULTS:-}" ]; then
+  gpu_args=(--gpu-results "$TANDEM_GPU_RESULTS")
+elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "main: a GPU is present: running scripts/gpu-check.sh for the gpu rows" >&2
+  if bash scripts/gpu-check.sh --prepare "$repo/build/tools/tandem/tandem" &&
+     OUT="$repo/build-gpu-results" bash scripts/gpu-check.sh; then :; else
+    echo "main: the GPU check failed or found wrong results (see above); its rows are still" \
+         "reported where it wrote them" >&2
+  fi
+  if [ -f "$repo/build-gpu-results/gpu-results.json" ]; then
+    gpu_args=(--gpu-results "$repo/build-gpu-results/gpu-results.json")
+  fi
+fi
+build/tools/tandem/tandem report --out "$repo/report" "${gpu_args[@]}" "$@"

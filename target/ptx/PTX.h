@@ -130,7 +130,8 @@ std::optional<Opcode> lookupOpcode(llvm::StringRef RecordName);
 int operandIndex(const InstrDesc &D, llvm::StringRef Name);
 
 /// What a PTX kernel needs besides its MIR: the symbols Symbol operands
-/// index, the .param list, the .shared variables and the local depot.
+/// index, the .param list, the .shared, .const and .global variables and the
+/// local depot.
 /// Filled by isel (selectPtx), read by the printer (emit/PtxPrinter.h).
 struct KernelInfo {
   struct Param {
@@ -143,9 +144,19 @@ struct KernelInfo {
     unsigned Align = 4;
     bool Extern = false; ///< dynamic shared memory: .extern .shared ... name[]
   };
+  /// A __constant__ (.const) or __device__ (.global) variable: module
+  /// scope, its initializer's bytes as the data layout places them.
+  struct GlobalVar {
+    std::string Symbol;
+    bool Const = false; ///< .const, else .global
+    unsigned Align = 4;
+    uint64_t Size = 0;
+    std::vector<uint8_t> Init; ///< Size bytes; all zero prints no initializer
+  };
   std::vector<std::string> Symbols;
   std::vector<Param> Params;
   std::vector<SharedVar> Shared;
+  std::vector<GlobalVar> Globals;
   uint64_t LocalBytes = 0; ///< size of the local depot (allocas)
   unsigned LocalAlign = 16;
   /// Index of the local depot in Symbols, when LocalBytes > 0.

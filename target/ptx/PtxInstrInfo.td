@@ -182,7 +182,7 @@ def MOV_SYM  : PtxInst<"mov.u64 $d, $s", (outs B64:$d), (ins sym:$s)>;
 def MOV_SREG : PtxInst<"mov.u32 $d, $sr", (outs B32:$d), (ins sreg:$sr)>;
 
 // Generic <-> specific address spaces.
-foreach space = ["global", "shared", "local"] in {
+foreach space = ["global", "shared", "local", "const"] in {
   def CVTA_ # space : PtxInst<"cvta." # space # ".u64 $d, $a", (outs B64:$d), (ins B64:$a)>;
   def CVTA_TO_ # space : PtxInst<"cvta.to." # space # ".u64 $d, $a", (outs B64:$d), (ins B64:$a)>;
 }
@@ -211,6 +211,14 @@ def SELP_F64 : Selp<"f64", F64, sf64>;
 // Memory: [$base+$off] with a 64-bit base register
 //===----------------------------------------------------------------------===//
 
+// char/short parameters: zero-extended into a .b32 register (the invariant
+// of promoted i8/i16 values; SelectPtx.cpp).
+def LD_PARAM_U8 : PtxInst<"ld.param.u8 $d, [$s]", (outs B32:$d), (ins sym:$s)> {
+  let isLoad = 1; let Space = ParamSpace; let AccessBytes = 1;
+}
+def LD_PARAM_U16 : PtxInst<"ld.param.u16 $d, [$s]", (outs B32:$d), (ins sym:$s)> {
+  let isLoad = 1; let Space = ParamSpace; let AccessBytes = 2;
+}
 def LD_PARAM_U32 : PtxInst<"ld.param.u32 $d, [$s]", (outs B32:$d), (ins sym:$s)> {
   let isLoad = 1; let Space = ParamSpace; let AccessBytes = 4;
 }
@@ -257,6 +265,8 @@ defm GLOBAL    : LoadStore<"ld.global", "st.global", GlobalSpace>;
 // non-coherent texture path.
 defm GLOBAL_NC : LoadStore<"ld.global.nc", "", GlobalSpace>;
 defm SHARED    : LoadStore<"ld.shared", "st.shared", SharedSpace>;
+// __constant__ variables (.const declarations): read-only, no stores.
+defm CONST     : LoadStore<"ld.const", "", ConstSpace>;
 defm LOCAL     : LoadStore<"ld.local", "st.local", LocalSpace>;
 
 // Atomics: d = old value; the memory gets (old op v).

@@ -4,8 +4,8 @@
 // PTX type; the compiler numbers the registers of each class densely
 // (%r1..%rN) and declares them with `.reg .b32 %r<N+1>;`. The class of an
 // LLVM IR value follows from its type (isel/SelectPtx.cpp, classOfType):
-//   i1 -> Pred, i32 -> B32, i64 and pointers -> B64, float -> F32,
-//   double -> F64.
+//   i1 -> Pred, i8/i16 (promoted, zero-extended) and i32 -> B32, i64 and
+//   pointers -> B64, float -> F32, double -> F64.
 //
 //===----------------------------------------------------------------------===//
 

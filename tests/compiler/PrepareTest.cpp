@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Issue137277Source.h"
 #include "Iss.h"
 #include "compiler/Compiler.h"
 #include "frontend/Frontend.h"
@@ -229,18 +230,34 @@ TEST(Prepare, RecursionIsAnErrorWithFunctionAndLine) {
   EXPECT_NE(P->Error.find("recursi"), std::string::npos) << P->Error;
 }
 
-TEST(Prepare, DeviceGlobalsAreReported) {
-  auto P = prepare("__device__ int counter;\n"
-                   "__global__ void k(int *o) { o[threadIdx.x] = counter; }\n");
+TEST(Prepare, WritableDeviceGlobalsAreReportedOnSimtOnly) {
+  const char *Source = "__device__ int counter;\n"
+                       "__global__ void k(int *o) { o[threadIdx.x] = counter; }\n";
+  auto P = prepare(Source);
   EXPECT_NE(P->Error.find("counter"), std::string::npos) << P->Error;
   EXPECT_NE(P->Error.find("__shared__"), std::string::npos) << P->Error;
   EXPECT_NE(P->Error.find("no memory for writable __device__ variables"), std::string::npos)
       << P->Error;
-  auto C = prepare("__constant__ int table[4] = {1, 2, 3, 4};\n"
-                   "__global__ void k(int *o) { o[threadIdx.x] = table[threadIdx.x % 4]; }\n");
-  EXPECT_NE(C->Error.find("__constant__ variable 'table' is not supported on simt yet"),
-            std::string::npos)
-      << C->Error;
+  isel::PrepareOptions Ptx;
+  Ptx.Target = isel::PrepTarget::Ptx;
+  auto Q = prepare(Source, 2, Ptx);
+  EXPECT_EQ(Q->Error, "");
+}
+
+TEST(Prepare, ConstantGlobalsAreAcceptedOnBothTargets) {
+  const char *Source =
+      "__constant__ int table[4] = {1, 2, 3, 4};\n"
+      "__global__ void k(int *o) { o[threadIdx.x] = table[threadIdx.x % 4]; }\n";
+  for (isel::PrepTarget T : {isel::PrepTarget::Simt, isel::PrepTarget::Ptx}) {
+    isel::PrepareOptions Opts;
+    Opts.Target = T;
+    auto P = prepare(Source, 2, Opts);
+    EXPECT_EQ(P->Error, "");
+    ASSERT_TRUE(P->M);
+    const GlobalVariable *G = P->M->getNamedGlobal("table");
+    ASSERT_NE(G, nullptr);
+    EXPECT_EQ(G->getAddressSpace(), 4u);
+  }
 }
 
 TEST(Prepare, VectorsAreScalarized) {
@@ -657,33 +674,7 @@ __global__ void k(unsigned long long *o, unsigned long long *a, unsigned long lo
 /// the region built on it, and the divergent branch reached the control
 /// flow lowering unstructurized.
 TEST(PrepareFuzzFindings, RegionSkippedOnAWrongUniformityIsStructurized) {
-  const char *Source = R"(
-static __device__ __forceinline__ unsigned divu(unsigned a, unsigned b) { return b == 0 ? a : a / b; }
-__global__ void k(unsigned long long *o, unsigned long long *a, unsigned long long *b, int n) {
-  const int *in = (const int *)a;
-  const float *fin = (const float *)b;
-  const int tid = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  int v2 = in[(tid * 7 + 262) & 1023];
-  unsigned v3 = (unsigned)in[(tid * 7 + 393) & 1023];
-  unsigned v4 = (unsigned)in[(tid * 7 + 524) & 1023];
-  float v5 = fin[(tid * 7 + 655) & 255];
-  float v7 = fin[(tid * 7 + 917) & 255];
-  unsigned long long v8 = ((unsigned long long)(unsigned)in[(tid * 7 + 1048) & 1023] << 32) |
-                          (unsigned)in[((tid * 7 + 1048) + 1) & 1023];
-  for (int k0 = 0, t0 = v2 & 7; k0 < t0; ++k0) {
-    if ((int)(v8 != 0x0ull)) {
-      v7 = (__clz((int)(unsigned)in[0 & 1023]) ? (-v5) : fin[0 & 255]);
-      v8 = 0x1ull;
-      v7 = (0x0p+0f - v7);
-    } else {
-      v3 = (divu(v4, v3) + 1u);
-    }
-    v5 = 0x0p+0f;
-  }
-  unsigned *out = (unsigned *)o + 2 * tid;
-  out[0] = v3 ^ __float_as_uint(v5) ^ (unsigned)v8 ^ (unsigned)(v8 >> 32);
-  out[1] = __float_as_uint(v7);
-})";
+  const char *Source = tandem::testing::Issue137277Source;
   std::vector<uint64_t> A, B;
   operandPairs(A, B);
   for (size_t I = 0; I < A.size(); I += 3)

@@ -452,6 +452,40 @@ TEST(RegAllocTest, PartialDefKeepsTheOldValueLiveThroughTheCopy) {
   EXPECT_EQ(Join->Insts[1].Ops[2].R, RV) << printed(Fn);
 }
 
+TEST(RegAllocTest, PartialDefWithNoDefBeforeItIsNotLiveBeforeIt) {
+  // The shape of a divergent phi's first copy: V's "old value" is read by
+  // its PartialDef, but no def of V can have run before it, so there is
+  // nothing to keep. V must not hold a register from the entry on: with 7
+  // loads live at once in r1..r7, that would force a spill.
+  Function Fn;
+  Fn.Name = "firstpartial";
+  Builder Bd{Fn, Fn.addBlock("entry")};
+  Machine M;
+  std::mt19937 Rng(11);
+  std::vector<Reg> Vals;
+  for (unsigned K = 0; K < 7; ++K) {
+    Vals.push_back(Bd.ldGlobal(4 * K));
+    M.Global[4 * K] = Rng();
+  }
+  Reg Sum = Vals[0];
+  for (unsigned K = 1; K < 7; ++K)
+    Sum = Bd.rr(simt::Opcode::XOR, Sum, Vals[K]);
+  Reg V = Fn.newVReg();
+  size_t CopyIndex = Bd.B->Insts.size();
+  Bd.copy(V, Sum, /*Partial=*/true);
+  Bd.stGlobal(64, V);
+  Bd.exit();
+
+  regalloc::Liveness L = regalloc::computeLiveness(Fn);
+  const regalloc::LiveInterval &VI = L.Intervals[V - VirtRegBase];
+  ASSERT_FALSE(VI.empty());
+  EXPECT_EQ(VI.start(), 2 * CopyIndex + 1) << "V is live before its first def";
+  EXPECT_TRUE(L.LiveIn[0].none());
+
+  allocateAndCompare(Fn, 8, M);
+  EXPECT_EQ(countIf(Fn, [](const Inst &I) { return I.IsSpillCode; }), 0u) << printed(Fn);
+}
+
 TEST(RegAllocTest, SpilledPartialDefReloadsTheOldValueAndStoresAfter) {
   // V is long-lived and rarely used, so it is the one spilled; its partial
   // redefinition must merge into the old value kept in the slot.

@@ -26,7 +26,8 @@ std::string schemaViolation(const json::Value &Doc) {
   if (!Top)
     return "top level is not an object";
   for (StringRef K : {"schema_version", "date", "command", "config", "clock_hz", "summary",
-                      "spmv_picks", "rows", "model_params", "notes"})
+                      "static_summary", "profile", "spmv_picks", "rows", "model_params",
+                      "notes"})
     if (!Top->get(K))
       return ("missing top-level key '" + K + "'").str();
   const json::Array *Rows = Top->getArray("rows");
@@ -42,10 +43,24 @@ std::string schemaViolation(const json::Value &Doc) {
         return (At + "." + K + " is not a string").str();
     if (!R->getNumber("predicted") || *R->getNumber("predicted") <= 0)
       return At + ".predicted is not a positive number";
-    for (StringRef K : {"measured", "error_pct", "static_predicted"}) {
+    for (StringRef K : {"measured", "error_pct", "static_predicted", "static_error_pct"}) {
       const json::Value *V = R->get(K);
       if (!V || (V->kind() != json::Value::Number && V->kind() != json::Value::Null))
         return (At + "." + K + " is neither a number nor null").str();
+    }
+    // A static estimate or the reason there is none, never both or neither.
+    const json::Value *Reason = R->get("static_reason");
+    if (!Reason || (Reason->kind() != json::Value::String && Reason->kind() != json::Value::Null))
+      return At + ".static_reason is neither a string nor null";
+    bool HasStatic = R->getNumber("static_predicted").has_value();
+    if (HasStatic == (Reason->kind() == json::Value::String))
+      return At + ": needs exactly one of static_predicted and static_reason";
+    if (HasStatic && R->getNumber("measured") && *R->getNumber("measured") > 0) {
+      double Want = (*R->getNumber("static_predicted") - *R->getNumber("measured")) /
+                    *R->getNumber("measured") * 100;
+      if (!R->getNumber("static_error_pct") ||
+          std::abs(*R->getNumber("static_error_pct") - Want) > 1e-6)
+        return At + ".static_error_pct is not (static_predicted - measured) / measured";
     }
     StringRef Inputs = *R->getString("model_inputs");
     if (Inputs != "iss-assisted" && Inputs != "static")
@@ -94,6 +109,8 @@ Report sampleReport() {
   B.Group = "matrix";
   B.Predicted = 80;
   B.Parts.Compute = 70;
+  A.StaticPredicted = 120;
+  B.StaticReason = "static estimate of kernel 'spmv_merge' at pc 0x0154: ...";
   ReportRow C = A;
   C.Device = "iss";
   C.Measured.reset();
@@ -118,12 +135,44 @@ TEST(Report, JsonFollowsTheSchema) {
 
 TEST(Report, SchemaCheckRejectsBrokenRows) {
   // The check itself must fail when a row breaks the schema.
+  auto Violation = [](const Report &R) {
+    std::string S;
+    raw_string_ostream OS(S);
+    writeJson(R, OS);
+    return schemaViolation(cantFail(json::parse(S)));
+  };
   Report R = sampleReport();
   R.Rows[0].Parts.Compute = 5; // breakdown no longer sums to predicted
-  std::string S;
-  raw_string_ostream OS(S);
-  writeJson(R, OS);
-  EXPECT_NE(schemaViolation(cantFail(json::parse(S))), "");
+  EXPECT_NE(Violation(R), "");
+  Report NoReason = sampleReport();
+  NoReason.Rows[1].StaticReason.clear(); // no static estimate and no reason
+  EXPECT_NE(Violation(NoReason), "");
+}
+
+TEST(Report, StaticEstimatesHaveTheirOwnAccuracyAndLabel) {
+  Report R = sampleReport(); // rtl: vadd static 120 against 100 measured
+  R.Rows[1].StaticReason.clear();
+  R.Rows[1].StaticPredicted = 90; // spmv_merge: -10%
+  std::vector<Accuracy> S = R.staticAccuracy();
+  ASSERT_EQ(S.size(), 2u);
+  EXPECT_EQ(S[0].Rows, 2u);
+  EXPECT_DOUBLE_EQ(S[0].MedianAbsErrorPct, 10.0);
+  EXPECT_DOUBLE_EQ(S[0].P90AbsErrorPct, 20.0);
+  std::string Line = R.summaryLine();
+  // The iss-assisted figures first, then the static ones, labelled.
+  EXPECT_NE(Line.find("rtl median |error| 10.0%, p90 20.0% (2 rows)"), std::string::npos)
+      << Line;
+  EXPECT_NE(Line.find("rtl static median |error| 10.0%, p90 20.0% (2 of 2 rows)"),
+            std::string::npos)
+      << Line;
+  std::string Md;
+  raw_string_ostream OS(Md);
+  writeMarkdown(R, OS);
+  EXPECT_NE(Md.find("| static | static error |"), std::string::npos);
+  std::string Html;
+  raw_string_ostream HS(Html);
+  writeHtml(R, HS);
+  EXPECT_NE(Html.find("static estimate (all groups)"), std::string::npos);
 }
 
 TEST(Report, SummaryIsMedianAndP90PerDevice) {

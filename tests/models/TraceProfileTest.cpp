@@ -2,8 +2,11 @@
 
 #include "TraceProfile.h"
 
+#include "ISA.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -106,4 +109,110 @@ TEST(TraceProfiler, BuildsWarpsSegmentsAndLsuCosts) {
   EXPECT_DOUBLE_EQ(B.Segments[1].Warps[1].Service[Lsu], 0);
   EXPECT_EQ(L.WarpInstructions, 8u);
   EXPECT_EQ(T.malformedLines(), 1u);
+}
+
+namespace {
+
+/// The dependency cycles of one warp running \p Lines (trace instructions).
+double dependencyOf(const std::vector<std::string> &Lines) {
+  TraceProfiler T(config());
+  T << "# launch kernel=k grid=1,1,1 block=32,1,1\n";
+  for (const std::string &L : Lines)
+    T << "b=0 w=0 pc=0x0000 mask=ffffffff " << L << " | r1=[0]\n";
+  T.finish();
+  double D = 0;
+  for (const SegmentProfile &S : T.launches()[0].Blocks[0].Segments)
+    for (const WarpDemand &W : S.Warps)
+      D += W.DependencyCycles;
+  return D;
+}
+
+} // namespace
+
+TEST(TraceProfiler, ScoreboardChargesOnlyDependentInstructions) {
+  // The rtl issues a warp's next instruction once every register it names
+  // is ready (docs/RTL.md, Scoreboard): an ALU result is ready
+  // max(latency, 32/LANES + 1) = 5 cycles after issue at 8 lanes, one more
+  // than the 4 cycles the datapath streams, so a chain waits 1 cycle per
+  // link and independent instructions wait for nothing.
+  std::vector<std::string> Chain, Independent;
+  for (int I = 0; I < 10; ++I) {
+    Chain.push_back("add r3, r3, r1");
+    Independent.push_back("add r" + std::to_string(4 + I) + ", r1, r2");
+  }
+  double PerLink = std::max<double>(simt::getSchedClassDesc(simt::getDesc(simt::Opcode::ADD).Sched)
+                                        .Latency,
+                                    config().cyclesPerWarpInstr() + 1) -
+                   config().cyclesPerWarpInstr();
+  EXPECT_DOUBLE_EQ(dependencyOf(Chain), 9 * PerLink);
+  EXPECT_DOUBLE_EQ(dependencyOf(Independent), 0);
+}
+
+TEST(SimtModel, OneLongWarpIsItsOwnPathNotTwice) {
+  // Thread-per-row SpMV on a matrix with one long row: one warp of the
+  // block runs a long loop while the others finish early. Trace: warp 0 a
+  // chain of 400 dependent adds (5 cycles each alone: 4 streaming + 1
+  // scoreboard wait), warps 1..3 eight each. The block takes about warp
+  // 0's own path (400 x 5) plus at most the others' datapath time; before
+  // 2026-12-01 the windows' tail was charged and then the load imbalance
+  // (~400 cycles) again on top.
+  TraceProfiler T(config());
+  T << "# launch kernel=rows grid=1,1,1 block=128,1,1\n";
+  for (int W = 0; W < 4; ++W)
+    for (int I = 0; I < (W == 0 ? 400 : 8); ++I)
+      T << "b=0 w=" << W << " pc=0x0000 mask=ffffffff add r3, r3, r1 | r3=[0]\n";
+  T.finish();
+  const LaunchProfile &L = T.launches()[0];
+  ASSERT_GT(L.Blocks[0].Segments[0].Windows.size(), 1u);
+  Prediction P = predictLaunch(L);
+  double Alone = 400 * 5, Others = 3 * 8 * 4;
+  EXPECT_GE(P.Cycles, Alone);
+  EXPECT_LE(P.Cycles, Alone + Others + ModelParams().BlockOverheadCycles);
+  EXPECT_GT(P.Parts.LoadImbalance, 0);
+  EXPECT_NEAR(P.Parts.total(), P.Cycles, 1e-6);
+}
+
+namespace {
+
+llvm::json::Object profileWith(double ChaseDram, const char *Metric = "cycles") {
+  auto Probe = [](double V) { return llvm::json::Object{{"value", V}}; };
+  return llvm::json::Object{
+      {"metric", Metric},
+      {"probes", llvm::json::Object{{"chase_dram", Probe(ChaseDram)},
+                                    {"chase_l1", Probe(9.234)},
+                                    {"iadd_lat", Probe(5.102)},
+                                    {"fma_lat", Probe(5.234)}}}};
+}
+
+} // namespace
+
+TEST(DeviceProfile, DoubledDramLatencyDoublesTheModelsMissLatency) {
+  // The rtl's own profile (docs/Profile.md) gives back the configured 100.
+  llvm::Expected<ModelLatencies> Rtl = latenciesFromProfile(profileWith(113.234), "rtl.json");
+  ASSERT_TRUE(bool(Rtl)) << llvm::toString(Rtl.takeError());
+  EXPECT_NEAR(Rtl->DramLatencyCycles, 100, 1e-9);
+  EXPECT_NEAR(Rtl->AluReadyCycles, 5.102, 1e-9);
+  // A device whose DRAM answers in 200 cycles: the chase takes 100 more.
+  llvm::Expected<ModelLatencies> Slow =
+      latenciesFromProfile(profileWith(113.234 + 100), "slow.json");
+  ASSERT_TRUE(bool(Slow)) << llvm::toString(Slow.takeError());
+  EXPECT_NEAR(Slow->DramLatencyCycles, 200, 1e-9);
+
+  auto OneMiss = [](const ModelLatencies &L) {
+    TraceProfiler T(withProfileLatencies(config(), L), &L);
+    T << "# launch kernel=k grid=1,1,1 block=32,1,1\n"
+      << "b=0 w=0 pc=0x0000 mask=00000001 ld.global.u32 r4, [r1 + 0] | r4=[1] a=[00100000]\n"
+      << "b=0 w=0 pc=0x0004 mask=ffffffff exit | exec=00000000 alive=00000000\n";
+    T.finish();
+    return predictLaunch(T.launches()[0]).Cycles;
+  };
+  EXPECT_NEAR(OneMiss(*Slow) - OneMiss(*Rtl), 100, 1e-6);
+
+  // An iss profile counts instructions: refused, saying so.
+  llvm::Expected<ModelLatencies> Iss =
+      latenciesFromProfile(profileWith(1.078, "warp_instructions"), "iss.json");
+  ASSERT_FALSE(bool(Iss));
+  std::string Why = llvm::toString(Iss.takeError());
+  EXPECT_NE(Why.find("iss.json"), std::string::npos) << Why;
+  EXPECT_NE(Why.find("warp_instructions"), std::string::npos) << Why;
 }

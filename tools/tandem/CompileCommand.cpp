@@ -233,6 +233,11 @@ void printStats(raw_ostream &OS, const std::vector<compiler::KernelReport> &Kern
     OS << left_justify(K.Name, NameWidth) << "  " << right_justify(std::to_string(K.RegistersUsed), 9)
        << "  " << right_justify(std::to_string(K.SpillBytes), 11) << "  "
        << right_justify(std::to_string(K.Instructions), 12) << "\n";
+  for (const compiler::KernelReport &K : Kernels)
+    if (K.DivergenceCheckBranches)
+      OS << K.Name << ": " << K.DivergenceCheckBranches
+         << " branch(es) LLVM's uniformity analysis called uniform were found divergent by "
+            "the divergence check and structurized (docs/Divergence.md)\n";
 }
 
 Error writeOutput(const compiler::CompileResult &R, const Options &O) {

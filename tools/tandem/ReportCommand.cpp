@@ -6,8 +6,12 @@
 // (its instruction trace: "iss-assisted"), measures it on rtl, and writes
 // report.json, report.md and report.html into --out (models/Report.h).
 //
+//   first: the device profile (`tandem profile --quick` on rtl, or
+//   --profile FILE) -> the model's DRAM/ALU/FPU latencies (DeviceProfile.h)
 //   for each workload (suite case, or SpMV variant x matrix):
 //     iss  run with the trace -> TraceProfiler -> LaunchProfiles -> predict
+//     machine code + launch + input statistics -> StaticEstimate
+//                             -> LaunchProfiles -> static_predicted
 //     rtl  run                -> cycles and stall counters     -> measured
 //   SpMV: per matrix, the variant with the least predicted cycles is the
 //   model's pick; the report says how often it is within 10% of the
@@ -16,14 +20,19 @@
 // Progress goes to stderr; the last stdout line is the accuracy summary.
 // Exit status: 0 when the report was written and every workload computed
 // the right result, 1 otherwise (the report is still written), 2 for a
-// usage error or a device that is not built (gpu: issue 5).
+// usage error. gpu rows come from the GPU runner's results (--gpu-results,
+// ReportGpu.h): the lent GPU machine has no LLVM to run this command.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
+#include "DeviceProfile.h"
+#include "Profile.h"
+#include "ReportGpu.h"
 #include "Report.h"
 #include "SimtModel.h"
+#include "StaticEstimate.h"
 #include "Suite.h"
 #include "TraceProfile.h"
 #include "sparse/Csr.h"
@@ -38,6 +47,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -70,8 +81,16 @@ constexpr StringRef QuickCases[] = {"vadd", "saxpy", "block_reduce", "transpose"
                                     "spmv_vector", "hash64"};
 
 struct Options {
-  bool Rtl = true, Iss = false, Quick = false, Fit = false;
+  bool Rtl = true, Iss = false, Gpu = false, Quick = false, Fit = false;
+  bool DeviceGiven = false;
+  /// gpu rows come from the runner's results (docs/GPU.md): the lent GPU
+  /// machine has no LLVM, so `tandem report` cannot run there itself.
+  std::string GpuResults, GpuBundle = "build-gpu-bundle", GpuProfile;
   std::string MatricesDir, ConfigPath, OutDir = "report";
+  /// The device profile the model takes its latencies from: "quick" (run
+  /// `tandem profile --quick` on rtl first), "none" (the configuration's),
+  /// or a profile JSON file.
+  std::string Profile = "quick";
   bool MatricesGiven = false;
   /// Matrices with more nonzeros are cut to their first rows (see Notes).
   uint64_t MaxNnz = 100000;
@@ -85,7 +104,15 @@ void printHelp(raw_ostream &OS) {
         "USAGE: tandem report [options]\n\n"
         "OPTIONS:\n"
         "  --device rtl|iss|all  device to measure (default: rtl; iss has no clock: its rows "
-        "have predictions only); gpu is not built yet (issue 5)\n"
+        "have predictions only); gpu: rows from --gpu-results (all: rtl, iss and, with "
+        "--gpu-results, gpu)\n"
+        "  --gpu-results FILE    the runner's gpu-results.json (scripts/gpu-check.sh on the "
+        "lent GPU machine, docs/GPU.md): adds gpu rows, measured there, predicted by the gpu "
+        "model\n"
+        "  --gpu-bundle DIR      the bundle those results were measured from (default: "
+        "build-gpu-bundle)\n"
+        "  --gpu-profile FILE    gpu profile for the model (default: the results' measured "
+        "profile over profiles/h200-reference.json)\n"
         "  --matrices DIR        Matrix Market files (*.mtx) to run SpMV on (default: "
      << TANDEM_SHARED_MATRICES_DIR
      << ")\n"
@@ -97,6 +124,9 @@ void printHelp(raw_ostream &OS) {
         "(under 2 minutes)\n"
         "  --fit                 grid-search the model's two fitted constants on the "
         "calibration kernels and print them\n"
+        "  --profile quick|none|FILE  where the model's DRAM/ALU/FPU latencies come from: "
+        "the quick microbenchmark profile run on rtl first (default), the configuration "
+        "alone, or a `tandem profile -o` file\n"
         "  -h, --help            print this help\n";
 }
 
@@ -125,7 +155,8 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     }
     auto [Name, Inline] = Arg.split('=');
     static constexpr StringRef WithValue[] = {"--device", "--matrices", "--config", "--out",
-                                              "--max-nnz"};
+                                              "--max-nnz", "--profile", "--gpu-results",
+                                              "--gpu-bundle", "--gpu-profile"};
     if (!is_contained(WithValue, Name))
       return usageError("unknown argument '" + Arg + "'");
     StringRef Value = Inline;
@@ -135,16 +166,18 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
       Value = Argv[++I];
     }
     if (Name == "--device") {
-      if (Value == "gpu") {
-        errs() << "tandem report: --device gpu: not built yet (issue 5: the gpu device and "
-                  "its model); use --device rtl, iss or all\n";
-        return 2;
-      }
-      if (Value != "rtl" && Value != "iss" && Value != "all")
-        return usageError("--device must be rtl, iss, all (or gpu, not built yet), not '" +
-                          Value + "'");
-      O.Rtl = Value != "iss";
-      O.Iss = Value != "rtl";
+      if (Value != "rtl" && Value != "iss" && Value != "gpu" && Value != "all")
+        return usageError("--device must be rtl, iss, gpu or all, not '" + Value + "'");
+      O.DeviceGiven = true;
+      O.Rtl = Value == "rtl" || Value == "all";
+      O.Iss = Value == "iss" || Value == "all";
+      O.Gpu = Value == "gpu" || Value == "all";
+    } else if (Name == "--gpu-results") {
+      O.GpuResults = Value.str();
+    } else if (Name == "--gpu-bundle") {
+      O.GpuBundle = Value.str();
+    } else if (Name == "--gpu-profile") {
+      O.GpuProfile = Value.str();
     } else if (Name == "--matrices") {
       O.MatricesDir = Value.str();
       O.MatricesGiven = true;
@@ -152,11 +185,31 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
       O.ConfigPath = Value.str();
     } else if (Name == "--out") {
       O.OutDir = Value.str();
+    } else if (Name == "--profile") {
+      if (Value.empty())
+        return usageError("--profile needs quick, none or a file");
+      O.Profile = Value.str();
     } else if (Name == "--max-nnz") {
       if (Value.getAsInteger(0, O.MaxNnz) || O.MaxNnz == 0)
         return usageError("--max-nnz needs a positive integer, not '" + Value + "'");
     }
   }
+  // gpu rows need the runner's results; with the default device they are
+  // added to rtl's, and `--device all` adds them only when given.
+  if (!O.GpuResults.empty() && !O.DeviceGiven)
+    O.Gpu = true;
+  if (O.Gpu && O.GpuResults.empty()) {
+    if (O.Rtl || O.Iss) {
+      O.Gpu = false;
+    } else {
+      errs() << "tandem report: --device gpu needs --gpu-results FILE: the gpu is measured by "
+                "the runner of scripts/gpu-check.sh on the lent GPU machine (no LLVM there, so "
+                "tandem cannot run on it); give its gpu-results.json (docs/GPU.md)\n";
+      return 2;
+    }
+  }
+  if (!O.Rtl && !O.Iss)
+    O.Profile = "none"; // the rtl profile only serves the simt model
   if (O.MatricesDir.empty())
     O.MatricesDir = TANDEM_SHARED_MATRICES_DIR;
   if (O.Quick) {
@@ -167,6 +220,51 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
 }
 
 //===--- Measuring and predicting one workload --------------------------------===//
+
+/// What the model costs with: the configuration with the profile's DRAM
+/// latency, and the profile's ALU/FPU latencies (DeviceProfile.h).
+struct ModelSetup {
+  AcceleratorConfig Config;
+  std::optional<ModelLatencies> Latencies;
+  const ModelLatencies *latencies() const { return Latencies ? &*Latencies : nullptr; }
+};
+
+/// The profile \p O names, measured or read; nullopt for "none".
+Expected<std::optional<ModelLatencies>> loadProfile(const Options &O,
+                                                    const AcceleratorConfig &C) {
+  if (O.Profile == "none")
+    return std::nullopt;
+  if (O.Profile == "quick") {
+    DeviceOptions Opts;
+    Opts.Config = C;
+    Expected<std::unique_ptr<Device>> Rtl = openDevice("rtl", Opts);
+    if (!Rtl)
+      return Rtl.takeError();
+    Expected<json::Object> P = profile::measureProfile(**Rtl, C, /*Quick=*/true);
+    if (!P)
+      return P.takeError();
+    Expected<ModelLatencies> L = latenciesFromProfile(*P, "tandem profile --quick on rtl");
+    if (!L)
+      return L.takeError();
+    return std::optional<ModelLatencies>(*L);
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(O.Profile);
+  if (!Buf)
+    return createStringError(Buf.getError(), "--profile: cannot read '" + O.Profile +
+                                                 "': " + Buf.getError().message());
+  Expected<json::Value> V = json::parse((*Buf)->getBuffer());
+  if (!V)
+    return createStringError(inconvertibleErrorCode(), "--profile: '" + O.Profile +
+                                                           "' is not JSON: " +
+                                                           toString(V.takeError()));
+  if (!V->getAsObject())
+    return createStringError(inconvertibleErrorCode(),
+                             "--profile: '" + O.Profile + "' is not a JSON object");
+  Expected<ModelLatencies> L = latenciesFromProfile(*V->getAsObject(), O.Profile);
+  if (!L)
+    return L.takeError();
+  return std::optional<ModelLatencies>(*L);
+}
 
 /// One workload's launches, predicted (per launch) and measured.
 struct Outcome {
@@ -194,10 +292,28 @@ Counters sumCounters(ArrayRef<Counters> Per) {
   return Sum;
 }
 
-Error runWorkload(const AcceleratorConfig &Config, const KernelImage &Img,
-                  const suite::Problem &P, StringRef Name, bool MeasureRtl, Outcome &Out) {
+/// TANDEM_REPORT_DEBUG=1: a launch's total demands on standard error.
+void debugProfile(const LaunchProfile &L, StringRef Inputs) {
+  double Dp = 0, Ls = 0, Dep = 0, Iss = 0;
+  for (const BlockProfile &B : L.Blocks)
+    for (const SegmentProfile &S : B.Segments)
+      for (const WarpDemand &W : S.Warps) {
+        Dp += W.Service[Datapath];
+        Ls += W.Service[Lsu];
+        Dep += W.DependencyCycles;
+        Iss += W.IssueCycles;
+      }
+  errs() << formatv("  {0} ({1}): blocks {2} warp instructions {3} datapath {4} lsu {5} "
+                    "dependency {6} issue {7}; l1 hits {8} misses {9} dram requests {10}\n",
+                    L.Kernel, Inputs, L.Blocks.size(), L.WarpInstructions, Dp, Ls, Dep, Iss,
+                    L.Memory.L1Hits, L.Memory.L1Misses, L.Memory.DramRequests);
+}
+
+Error runWorkload(const AcceleratorConfig &Config, const ModelSetup &Model,
+                  const KernelImage &Img, const suite::Problem &P, StringRef Name,
+                  bool MeasureRtl, Outcome &Out) {
   // iss with the trace: the model's input.
-  TraceProfiler Profiler(Config);
+  TraceProfiler Profiler(Model.Config, Model.latencies());
   DeviceOptions IssOpts;
   IssOpts.Config = Config;
   IssOpts.Trace = &Profiler;
@@ -221,19 +337,8 @@ Error runWorkload(const AcceleratorConfig &Config, const KernelImage &Img,
   }
   Out.Profiles = std::move(Profiler.launches());
   if (getenv("TANDEM_REPORT_DEBUG"))
-    for (const LaunchProfile &L : Out.Profiles) {
-      double Dp = 0, Ls = 0, Dep = 0, Iss = 0;
-      for (const BlockProfile &B : L.Blocks)
-        for (const SegmentProfile &S : B.Segments)
-          for (const WarpDemand &W : S.Warps) {
-            Dp += W.Service[Datapath];
-            Ls += W.Service[Lsu];
-            Dep += W.DependencyCycles;
-            Iss += W.IssueCycles;
-          }
-      errs() << formatv("  {0}: blocks {1} datapath {2} lsu {3} dependency {4} issue {5}\n",
-                        L.Kernel, L.Blocks.size(), Dp, Ls, Dep, Iss);
-    }
+    for (const LaunchProfile &L : Out.Profiles)
+      debugProfile(L, "iss-assisted");
   if (!MeasureRtl)
     return Error::success();
 
@@ -261,7 +366,154 @@ Error runWorkload(const AcceleratorConfig &Config, const KernelImage &Img,
 struct Pending {
   ReportRow Row;
   std::vector<LaunchProfile> Profiles;
+  /// The purely static profiles (StaticEstimate.h); empty with a reason in
+  /// Row.StaticReason when the launch could not be estimated statically.
+  std::vector<LaunchProfile> StaticProfiles;
 };
+
+//===--- The static estimate ------------------------------------------------===//
+
+/// The device addresses the runtime gives the problem's buffers: allocated
+/// in order, first fit from 1 MiB, 256-byte aligned, outputs with their
+/// guard words (microbench/Suite.cpp, sim/iss/DeviceMemory.cpp). Only the
+/// addresses' low bits matter to the model (L1 sets, DRAM channels).
+std::vector<uint32_t> bufferAddresses(const suite::Problem &P) {
+  std::vector<uint32_t> Out;
+  uint64_t Next = 0x00100000;
+  for (const suite::Buffer &B : P.Buffers) {
+    Out.push_back(uint32_t(Next));
+    uint64_t Words = B.Data.size() + (B.R != suite::Role::In ? suite::GuardWords : 0);
+    Next += alignTo(std::max<uint64_t>(4, Words * 4), 256);
+  }
+  return Out;
+}
+
+/// The static estimate of every launch of \p P, or why there is none.
+Error staticProfiles(const ModelSetup &Model, const KernelImage &Img,
+                     const suite::Problem &P, const InputModel &Inputs,
+                     std::vector<LaunchProfile> &Out) {
+  std::vector<uint32_t> Addr = bufferAddresses(P);
+  for (const suite::Launch &La : P.Launches) {
+    StaticLaunch S;
+    S.Kernel = La.Kernel;
+    S.Grid = {La.Grid.X, La.Grid.Y, La.Grid.Z};
+    S.Block = {La.Block.X, La.Block.Y, La.Block.Z};
+    const KernelInfo *K = nullptr;
+    for (const KernelInfo &Info : Img.Kernels)
+      if (Info.Name == La.Kernel)
+        K = &Info;
+    if (!K)
+      return createStringError(inconvertibleErrorCode(), "no kernel " + La.Kernel);
+    S.ParamWords.assign(K->paramBytes() / 4, 0);
+    for (size_t I = 0; I < La.Args.size() && I < K->Params.size(); ++I) {
+      const suite::Arg &A = La.Args[I];
+      uint32_t Word = K->Params[I].Offset / 4;
+      if (Word < S.ParamWords.size())
+        S.ParamWords[Word] =
+            A.K == suite::Arg::Kind::Buffer ? Addr[A.BufferIndex] : A.Bits;
+    }
+    Expected<LaunchProfile> L =
+        estimateLaunch(Img, S, Model.Config, Inputs, Model.latencies());
+    if (!L)
+      return L.takeError();
+    if (getenv("TANDEM_REPORT_DEBUG"))
+      debugProfile(*L, "static");
+    Out.push_back(std::move(*L));
+  }
+  return Error::success();
+}
+
+/// What thread-per-row and warp-per-row CSR SpMV need to know about the
+/// matrix that the code cannot show (StaticEstimate.h, InputModel): the row
+/// lengths (the row loop's trip count, per thread) and, for the gathers,
+/// where the nonzeros of a row lie. The colIdx/vals streams of a row are
+/// contiguous from the row's start; the row's x columns are spread in order
+/// over a window around its diagonal as wide as the mean row span
+/// (sparse::MatrixStats), each moved by a hashed offset within its share.
+/// No column index is read.
+InputModel spmvInputs(const sparse::CsrMatrix &A, StringRef Variant,
+                      const AcceleratorConfig &C, uint32_t BlockThreads) {
+  struct Shared {
+    std::vector<uint32_t> RowStart, RowLength;
+    uint32_t Rows = 0, Cols = 0, Block = 128;
+    double WindowColumns = 1;
+    bool Vector = false;
+  };
+  auto S = std::make_shared<Shared>();
+  S->Rows = A.Rows;
+  S->Cols = A.Cols;
+  S->Block = BlockThreads;
+  S->Vector = Variant == "spmv_vector";
+  for (uint32_t R = 0; R < A.Rows; ++R) {
+    S->RowStart.push_back(A.RowPtr[R]);
+    S->RowLength.push_back(A.rowLength(R));
+  }
+  sparse::CacheShape Shape;
+  Shape.LineBytes = C.L1.LineBytes;
+  Shape.CapacityBytes = C.L1.SizeBytes;
+  sparse::MatrixStats St = sparse::computeStats(A, Shape);
+  S->WindowColumns = std::max(1.0, St.MeanRowSpan);
+  InputModel M;
+  M.LoopRange = [S](unsigned Loop, uint32_t Block, uint32_t Thread) -> std::optional<uint64_t> {
+    if (Loop != 0)
+      return std::nullopt;
+    uint64_t Global = uint64_t(Block) * S->Block + Thread;
+    uint64_t Row = S->Vector ? Global / 32 : Global;
+    if (Row >= S->Rows)
+      return std::nullopt;
+    uint64_t Len = S->RowLength[Row];
+    if (!S->Vector)
+      return Len;
+    uint32_t Lane = Thread % 32;
+    return Len > Lane ? Len - Lane : 0;
+  };
+  // Params: rows, rowPtr, colIdx, vals, x, y (words 0..5).
+  M.Address = [S](const DataAccess &D) -> std::optional<uint32_t> {
+    uint64_t Global = uint64_t(D.BlockLinear) * S->Block + D.Thread;
+    uint64_t Row = S->Vector ? Global / 32 : Global;
+    if (Row >= S->Rows || (D.Param != 2 && D.Param != 3 && D.Param != 4))
+      return std::nullopt;
+    uint32_t Lane = D.Thread % 32;
+    uint64_t InRow = S->Vector ? Lane + D.Iteration * D.Step + 32ull * D.Ordinal
+                               : D.Iteration * D.Step + D.Ordinal;
+    uint64_t Element = S->RowStart[Row] + InRow;
+    // Synthetic regions far apart; the real bases are only needed mod the
+    // L1 sets and DRAM channels, which the synthetic ones also spread.
+    if (D.Param == 2 || D.Param == 3)
+      return uint32_t(0x10000000u * uint32_t(D.Param) + Element * 4);
+    // x: a row's columns in CSR order, spread evenly over a window as wide
+    // as the mean row span (first to last column) centred on the row's
+    // diagonal, each moved by a hashed offset within its share of the span
+    // (columns are sorted in a row, not evenly spaced).
+    double Center = double(Row) * S->Cols / std::max(1u, S->Rows);
+    double Width = S->WindowColumns;
+    double Len = std::max<double>(1, S->RowLength[Row]);
+    uint64_t H = (Element + 1) * 0x9E3779B97F4A7C15ull;
+    H ^= H >> 29;
+    double Pick = double(H % 1000003) / 1000003.0;
+    double Col = std::clamp(Center - Width / 2 + (double(InRow) + Pick) * Width / Len, 0.0,
+                            double(S->Cols - 1));
+    return uint32_t(0x40000000u + uint64_t(Col) * 4);
+  };
+  return M;
+}
+
+/// The input statistics of a suite case the static estimator needs them
+/// for: the suite's own CSR SpMV cases (their generated matrix). Others:
+/// none (their rows say what was unknown).
+InputModel suiteInputs(StringRef Case, const suite::Problem &P, const AcceleratorConfig &C) {
+  if ((Case != "spmv_scalar" && Case != "spmv_vector") || P.Launches.empty())
+    return {};
+  sparse::CsrMatrix A;
+  A.Rows = P.size("rows");
+  A.Cols = P.size("cols");
+  A.RowPtr = P.buffer("rowPtr").Data;
+  A.ColIdx = P.buffer("colIdx").Data;
+  A.Values.assign(A.ColIdx.size(), 1.0f);
+  return spmvInputs(A, Case, C, P.Launches.front().Block.X);
+}
+
+void predictStatic(Pending &P, const ModelParams &Params);
 
 const char *const SpmvVariants[] = {"spmv_scalar", "spmv_vector", "spmv_merge"};
 
@@ -543,6 +795,13 @@ void predictRow(Pending &P, const ModelParams &Params) {
   P.Row.Predicted = Pr.Cycles;
   P.Row.Parts = Pr.Parts;
   P.Row.Bound = Pr.Bound;
+  predictStatic(P, Params);
+}
+
+void predictStatic(Pending &P, const ModelParams &Params) {
+  if (P.StaticProfiles.empty() || !P.Row.StaticReason.empty())
+    return;
+  P.Row.StaticPredicted = predictAll(P.StaticProfiles, Params).Cycles;
 }
 
 void progress(size_t I, const Pending &P) {
@@ -553,10 +812,43 @@ void progress(size_t I, const Pending &P) {
   if (P.Row.Measured)
     errs() << formatv("  measured {0,10:N}  error {1,6:F1}%", uint64_t(*P.Row.Measured),
                       *P.Row.errorPct());
+  if (std::optional<double> E = P.Row.staticErrorPct())
+    errs() << formatv("  static {0,6:F1}%", *E);
+  else if (!P.Row.StaticReason.empty())
+    errs() << "  static: none";
   errs() << '\n';
 }
 
 } // namespace
+
+/// Appends the gpu rows of O.GpuResults (measured by the runner, predicted by
+/// the gpu model) and their notes; false, with the error printed, if they
+/// cannot be read.
+bool addGpuRows(const Options &O, Report &R) {
+  Expected<models::GpuProfile> Profile =
+      gpuProfileForReport(O.GpuResults, O.GpuProfile, referenceGpuProfilePath());
+  if (!Profile) {
+    errs() << "tandem report: error: the gpu profile: " << toString(Profile.takeError()) << '\n';
+    return false;
+  }
+  Expected<GpuReportRows> Gpu = gpuReportRows(O.GpuResults, O.GpuBundle, *Profile);
+  if (!Gpu) {
+    errs() << "tandem report: error: gpu rows: " << toString(Gpu.takeError()) << '\n';
+    return false;
+  }
+  for (models::ReportRow &Row : Gpu->Rows) {
+    errs() << formatv("tandem report: gpu {0} {1}: predicted {2:F4} ms, measured {3}\n",
+                      Row.Workload, Row.Input, Row.Predicted,
+                      Row.Measured ? formatv("{0:F4} ms", *Row.Measured).str() : "-");
+    R.Rows.push_back(std::move(Row));
+  }
+  for (std::string &N : Gpu->Notes)
+    R.Notes.push_back("gpu: " + N);
+  R.Notes.push_back("gpu rows: measured by the runner (" + O.GpuResults +
+                    "), predicted by the gpu model (models/GpuModel.h) from sizes and matrix "
+                    "statistics only (model_inputs static)");
+  return true;
+}
 
 int reportCommand(int Argc, char **Argv) {
   Options O;
@@ -573,6 +865,26 @@ int reportCommand(int Argc, char **Argv) {
   R.Date = today();
   R.Command = O.Command;
   R.ConfigName = Config->Name;
+  ModelSetup Model{*Config, std::nullopt};
+  {
+    Expected<std::optional<ModelLatencies>> L = loadProfile(O, *Config);
+    if (!L) {
+      errs() << "tandem report: error: the device profile: " << toString(L.takeError())
+             << '\n';
+      return 1;
+    }
+    if (*L) {
+      Model.Latencies = **L;
+      Model.Config = withProfileLatencies(*Config, **L);
+      R.Profile = formatv("{0}: DRAM latency {1:F1} cycles (configuration: {2}), ALU {3:F2}, "
+                          "FPU {4:F2} cycles per dependent op",
+                          (*L)->Source, (*L)->DramLatencyCycles, Config->Dram.LatencyCycles,
+                          (*L)->AluReadyCycles, (*L)->FpuReadyCycles);
+    } else {
+      R.Profile = "none: latencies from the configuration and the generated tables";
+    }
+    errs() << "tandem report: model latencies from " << R.Profile << '\n';
+  }
   bool Ok = true;
   std::vector<std::string> Devices;
   if (O.Rtl)
@@ -586,6 +898,8 @@ int reportCommand(int Argc, char **Argv) {
 
   // The kernel suite.
   for (const suite::SuiteCase &C : suite::suiteCases()) {
+    if (Devices.empty())
+      break; // gpu only: its rows come from the runner's results below
     if (O.Quick && !is_contained(QuickCases, C.Name))
       continue;
     Expected<compiler::CompileResult> Compiled = suite::compileCase(C, Config->Registers);
@@ -597,7 +911,7 @@ int reportCommand(int Argc, char **Argv) {
     }
     suite::Problem P = C.makeProblem(SuiteOpts);
     Outcome Out;
-    if (Error E = runWorkload(*Config, *Compiled->Image, P, C.Name, O.Rtl, Out)) {
+    if (Error E = runWorkload(*Config, Model, *Compiled->Image, P, C.Name, O.Rtl, Out)) {
       errs() << "tandem report: " << C.Name << ": " << toString(std::move(E)) << '\n';
       Ok = false;
       continue;
@@ -606,8 +920,15 @@ int reportCommand(int Argc, char **Argv) {
       errs() << "tandem report: " << C.Name << ": wrong result: " << Out.Failure << '\n';
       Ok = false;
     }
+    std::vector<LaunchProfile> Static;
+    std::string StaticReason;
+    if (Error E = staticProfiles(Model, *Compiled->Image, P, suiteInputs(C.Name, P, *Config),
+                                 Static))
+      StaticReason = toString(std::move(E));
     for (const std::string &D : Devices) {
       Pending Row;
+      Row.StaticProfiles = Static;
+      Row.Row.StaticReason = StaticReason;
       Row.Row.Device = D;
       Row.Row.Workload = C.Name;
       Row.Row.Input = P.describe();
@@ -625,7 +946,9 @@ int reportCommand(int Argc, char **Argv) {
   }
 
   // SpMV on matrices: three variants each.
-  std::vector<NamedMatrix> Matrices = loadMatrices(O, R, Ok);
+  std::vector<NamedMatrix> Matrices;
+  if (!Devices.empty())
+    Matrices = loadMatrices(O, R, Ok);
   const suite::SuiteCase *Spmv = suite::findCase("spmv_scalar");
   const suite::SuiteCase *Merge = suite::findCase("spmv_balanced");
   std::optional<KernelImage> SpmvImg, MergeImg;
@@ -648,7 +971,7 @@ int reportCommand(int Argc, char **Argv) {
       suite::Problem P = spmvProblem(M.A, Variant, SuiteOpts.Limit, 7);
       const KernelImage &Img = StringRef(Variant) == "spmv_merge" ? *MergeImg : *SpmvImg;
       Outcome Out;
-      if (Error E = runWorkload(*Config, Img, P, Variant, O.Rtl, Out)) {
+      if (Error E = runWorkload(*Config, Model, Img, P, Variant, O.Rtl, Out)) {
         errs() << "tandem report: " << Variant << " on " << M.Input << ": "
                << toString(std::move(E)) << '\n';
         Ok = false;
@@ -659,8 +982,17 @@ int reportCommand(int Argc, char **Argv) {
                << ": wrong result: " << Out.Failure << '\n';
         Ok = false;
       }
+      std::vector<LaunchProfile> Static;
+      std::string StaticReason;
+      if (Error E = staticProfiles(Model, Img, P,
+                                     spmvInputs(M.A, Variant, *Config,
+                                                P.Launches.front().Block.X),
+                                     Static))
+        StaticReason = toString(std::move(E));
       for (const std::string &D : Devices) {
         Pending Row;
+        Row.StaticProfiles = Static;
+        Row.Row.StaticReason = StaticReason;
         Row.Row.Device = D;
         Row.Row.Workload = Variant;
         Row.Row.Input = M.Input;
@@ -701,13 +1033,20 @@ int reportCommand(int Argc, char **Argv) {
   }
 
   R.Notes.push_back("model_inputs 'iss-assisted': the model reads the iss instruction trace "
-                    "of the same launch (per-warp instruction mix, memory addresses); no "
-                    "purely static estimate is produced yet (static_predicted is null)");
+                    "of the same launch (per-warp instruction mix, memory addresses)");
+  R.Notes.push_back("static_predicted: the same model on a purely static profile "
+                    "(models/StaticEstimate.h): the machine code walked per warp with the "
+                    "values the launch determines; data-dependent branches run both sides; "
+                    "SpMV row loops take their trip counts from the row lengths and the x "
+                    "gathers their addresses from matrix statistics; no iss run. Rows "
+                    "without one say why (static_reason)");
   R.Notes.push_back(formatv("calibration kernels (the two fitted constants): {0}; all other "
                             "rows are not tuned on",
                             join(std::begin(CalibrationCases), std::end(CalibrationCases), ", ")));
   for (Pending &P : Rows)
     R.Rows.push_back(std::move(P.Row));
+  if (O.Gpu && !addGpuRows(O, R))
+    Ok = false;
   if (Error E = writeReportFiles(R, O.OutDir)) {
     errs() << "tandem report: error: " << toString(std::move(E)) << '\n';
     return 1;

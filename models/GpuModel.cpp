@@ -1,0 +1,256 @@
+//===- GpuModel.cpp - Analytic time model of a kernel on an NVIDIA GPU ----===//
+//
+// See GpuModel.h for the model and its invariants; docs/GPU.md ("The gpu
+// model") for how it was checked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuModel.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+
+namespace tandem::models {
+
+namespace {
+
+/// One number of the profile: JSON key, the scale from the file's unit to
+/// the struct's, the field, and whether it must be present and positive.
+struct ProfileKey {
+  const char *Key;
+  double Scale;
+  double GpuProfile::*Field;
+  bool Required;
+};
+
+const ProfileKey ProfileKeys[] = {
+    {"sm_count", 1, &GpuProfile::SmCount, true},
+    {"clock_mhz", 1e6, &GpuProfile::ClockHz, true},
+    {"max_warps_per_sm", 1, &GpuProfile::MaxWarpsPerSm, false}, // default 64 (sm_90)
+    {"l1_latency_cycles", 1, &GpuProfile::L1LatencyCycles, true},
+    {"l2_latency_cycles", 1, &GpuProfile::L2LatencyCycles, true},
+    {"dram_latency_cycles", 1, &GpuProfile::DramLatencyCycles, true},
+    {"shared_latency_cycles", 1, &GpuProfile::SharedLatencyCycles, true},
+    {"fma_latency_cycles", 1, &GpuProfile::FmaLatencyCycles, true},
+    {"dram_gb_per_s", 1e9, &GpuProfile::DramBytesPerSec, true},
+    {"l2_gb_per_s", 1e9, &GpuProfile::L2BytesPerSec, true},
+    {"fp32_tflop_per_s", 1e12, &GpuProfile::Fp32FlopsPerSec, true},
+    {"launch_overhead_us", 1e-6, &GpuProfile::LaunchOverheadSec, true},
+    {"l1_bytes", 1, &GpuProfile::L1Bytes, true},
+    {"l2_bytes", 1, &GpuProfile::L2Bytes, true},
+    {"atomics_per_s", 1, &GpuProfile::SameAddressAtomicsPerSec, false},
+};
+
+Error profileError(StringRef Name, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), "gpu profile '" + Name + "': " + Msg);
+}
+
+} // namespace
+
+Expected<GpuProfile> gpuProfileFromJson(const json::Object &O, StringRef Name,
+                                        const GpuProfile *Defaults) {
+  GpuProfile P = Defaults ? *Defaults : GpuProfile{};
+  if (std::optional<StringRef> S = O.getString("name"))
+    P.Name = S->str();
+  if (std::optional<StringRef> S = O.getString("source"))
+    P.Source = S->str();
+  for (const ProfileKey &K : ProfileKeys) {
+    const json::Value *V = O.get(K.Key);
+    if (V) {
+      std::optional<double> D = V->getAsNumber();
+      if (!D)
+        return profileError(Name, Twine("'") + K.Key + "' is not a number");
+      P.*K.Field = *D * K.Scale;
+    } else if (!Defaults && K.Required) {
+      return profileError(Name, Twine("missing '") + K.Key + "'");
+    }
+    bool Optional = K.Field == &GpuProfile::SameAddressAtomicsPerSec && !V;
+    if (!Optional && !(P.*K.Field > 0 && std::isfinite(P.*K.Field)))
+      return profileError(Name, Twine("'") + K.Key + "' must be a positive number");
+  }
+  if (P.SameAddressAtomicsPerSec <= 0)
+    P.SameAddressAtomicsPerSec = P.ClockHz; // one per L2 clock: an assumption
+  return P;
+}
+
+Expected<GpuProfile> parseGpuProfile(StringRef JsonText, StringRef Name,
+                                     const GpuProfile *Defaults) {
+  Expected<json::Value> V = json::parse(JsonText);
+  if (!V)
+    return profileError(Name, "not JSON: " + toString(V.takeError()));
+  const json::Object *O = V->getAsObject();
+  if (!O)
+    return profileError(Name, "not a JSON object");
+  return gpuProfileFromJson(*O, Name, Defaults);
+}
+
+Expected<GpuProfile> loadGpuProfile(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return createStringError(Buf.getError(), "cannot read gpu profile '" + Path +
+                                                 "': " + Buf.getError().message());
+  return parseGpuProfile((*Buf)->getBuffer(), Path);
+}
+
+void writeGpuProfile(const GpuProfile &P, raw_ostream &OS) {
+  json::Object O{{"name", P.Name}, {"source", P.Source}};
+  for (const ProfileKey &K : ProfileKeys)
+    O[K.Key] = P.*K.Field / K.Scale;
+  OS << formatv("{0:2}", json::Value(std::move(O))) << "\n";
+}
+
+double chainCycles(const GpuWorkload &W, const GpuProfile &P) {
+  return W.ChainFma * P.FmaLatencyCycles + W.ChainShared * P.SharedLatencyCycles +
+         W.ChainL1 * P.L1LatencyCycles + W.ChainL2 * P.L2LatencyCycles +
+         W.ChainDram * P.DramLatencyCycles;
+}
+
+Prediction predictGpu(const GpuWorkload &W, const GpuProfile &P) {
+  const double Hz = P.ClockHz;
+  double ComputeCycles = W.Flops / P.Fp32FlopsPerSec * Hz;
+  double DramCycles = W.DramBytes / P.DramBytesPerSec * Hz;
+  double L2Cycles = (W.DramBytes + W.L2OnlyBytes) / P.L2BytesPerSec * Hz;
+  double BandwidthCycles = std::max(DramCycles, L2Cycles);
+  // Warps run in waves of what the GPU holds at once; each wave waits for
+  // one warp's chain (the others run beside it).
+  double Warps = std::ceil(W.Threads / 32);
+  double Waves = Warps > 0 ? std::ceil(Warps / P.residentWarps()) : 0;
+  double LatencyCycles = Waves * chainCycles(W, P);
+
+  Breakdown B;
+  B.Launch = W.Launches * P.LaunchOverheadSec * Hz;
+  // The three overlap: the largest is exposed, it hides the others.
+  double Body = std::max({ComputeCycles, BandwidthCycles, LatencyCycles});
+  if (Body == LatencyCycles && LatencyCycles > 0) {
+    // A chain of loads is memory latency; of FMAs and shuffles, compute
+    // (latency-bound compute: the issue rate is not the limit).
+    double Memory = W.ChainL1 * P.L1LatencyCycles + W.ChainL2 * P.L2LatencyCycles +
+                    W.ChainDram * P.DramLatencyCycles;
+    B.MemoryLatency = Body * Memory / chainCycles(W, P);
+    B.Compute = Body - B.MemoryLatency;
+  } else if (Body == BandwidthCycles && BandwidthCycles > 0)
+    B.MemoryBandwidth = Body;
+  else
+    B.Compute = Body;
+  B.LoadImbalance = std::max(0.0, W.LongestWarpCycles - Body);
+  B.Synchronization = W.SameAddressAtomics / P.SameAddressAtomicsPerSec * Hz;
+
+  Prediction R;
+  R.Parts = B;
+  R.Cycles = B.total();
+  R.Bound = B.dominant();
+  return R;
+}
+
+StringRef spmvVariantName(SpmvVariant V) {
+  switch (V) {
+  case SpmvVariant::Scalar:
+    return "spmv_scalar";
+  case SpmvVariant::Vector:
+    return "spmv_vector";
+  case SpmvVariant::Merge:
+    return "spmv_merge";
+  }
+  llvm_unreachable("unknown SpMV variant");
+}
+
+sparse::CacheShape cacheShapeForL2(const GpuProfile &P) {
+  sparse::CacheShape C;
+  C.LineBytes = 32;
+  C.CapacityBytes = uint64_t(P.L2Bytes);
+  C.ElementBytes = 4;
+  C.RowWindow = 32;
+  return C;
+}
+
+GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
+                         const GpuProfile &P) {
+  constexpr double Sector = 32, Line = 128, Word = 4;
+  const double Rows = S.Rows, Nnz = double(S.Nnz);
+  const double Windows = std::ceil(Rows / 32);
+  GpuWorkload W;
+  W.Kernel = spmvVariantName(Variant).str();
+  W.Flops = 2 * Nnz;
+  // Row pointers, columns and values, y: each once. x: the L2's misses.
+  double XDram = double(S.XMisses) * S.Cache.LineBytes;
+  W.DramBytes = (Rows + 1) * Word + 2 * Nnz * Word + Rows * Word + XDram;
+  // x gathers served by the L2: a window's distinct sectors (the L1 keeps
+  // the lines a warp's rows share while it works on them).
+  double XL2 = std::max(0.0, Windows * S.LinesPerWindow * S.Cache.LineBytes - XDram);
+  W.L2OnlyBytes = XL2;
+  // Thread-per-row: the lanes of a warp read columns/values a row apart, so
+  // one warp step touches 2 x ceil(32 x row length x 4 B / 128 B) lines, and
+  // its x gathers about LinesPerWindow / row length sectors (a 128-byte L1
+  // line each). The next step reuses the column/value lines only if the L1
+  // holds every resident warp's step: otherwise each element load is a
+  // sector fetched from the L2 of its own.
+  auto L1HoldsWarpSteps = [&](double ElementsApart) {
+    double RowLines = 2 * std::ceil(32 * ElementsApart * Word / Line);
+    double XLines = std::max(1.0, S.LinesPerWindow / std::max(1.0, ElementsApart));
+    return P.MaxWarpsPerSm * (RowLines + XLines) * Line <= P.L1Bytes;
+  };
+
+  switch (Variant) {
+  case SpmvVariant::Scalar: {
+    W.Threads = Rows;
+    if (S.RowLengthMean > 1 && !L1HoldsWarpSteps(S.RowLengthMean))
+      W.L2OnlyBytes += 2 * Nnz * (Sector - Word);
+    double StepsPerRow = S.RowLengthMean / AssumedLoopLoadsInFlight;
+    // One warp waits for its longest lane: the window imbalance.
+    double MeanWarpSteps = StepsPerRow * std::max(1.0, S.WindowImbalance);
+    // A step: the column load hits the line its first load brought to the
+    // L1 (one L1 latency), then the x gather goes to the L2.
+    W.ChainDram = 1; // the row pointers and the first column line
+    W.ChainL1 = MeanWarpSteps;
+    W.ChainL2 = MeanWarpSteps;
+    W.ChainFma = S.RowLengthMean;
+    double LongestSteps = S.RowLengthMax / AssumedLoopLoadsInFlight;
+    W.LongestWarpCycles = P.DramLatencyCycles +
+                          LongestSteps * (P.L1LatencyCycles + P.L2LatencyCycles);
+    break;
+  }
+  case SpmvVariant::Vector: {
+    W.Threads = Rows * 32;
+    // Each row: ceil(len / 32) strided steps, at least one. A warp's chain
+    // is estimated from the mean non-empty row (the longest row is the
+    // imbalance term below).
+    double NonEmpty = Rows - S.EmptyRows;
+    double Steps = NonEmpty > 0 ? std::max(1.0, (Nnz / NonEmpty) / 32) : 0;
+    W.ChainDram = 1 + Steps / AssumedLoopLoadsInFlight; // the row pointers, column lines
+    W.ChainL2 = Steps / AssumedLoopLoadsInFlight;
+    W.ChainShared = 5; // the shuffle reduction
+    W.ChainFma = Steps + 5;
+    double LongestSteps = std::ceil(S.RowLengthMax / 32.0) / AssumedLoopLoadsInFlight;
+    W.LongestWarpCycles = P.DramLatencyCycles +
+                          LongestSteps * (P.DramLatencyCycles + P.L2LatencyCycles) +
+                          5 * P.SharedLatencyCycles;
+    break;
+  }
+  case SpmvVariant::Merge: {
+    // microbench/kernels/spmv_balanced.cu as the runner launches it: 32
+    // merge items (rows + nonzeros) per thread, a binary search for the
+    // start, then the items; a fixup launch adds the carries.
+    const double Items = 32;
+    W.Launches = 2;
+    W.Threads = std::ceil((Rows + Nnz) / Items); // the fixup's chain is short
+    if (!L1HoldsWarpSteps(Items)) // lanes 32 items apart
+      W.L2OnlyBytes += 2 * Nnz * (Sector - Word);
+    double SearchSteps = std::ceil(std::log2(std::max(2.0, Rows + Nnz)));
+    double NnzPerThread = Items * Nnz / std::max(1.0, Rows + Nnz);
+    W.ChainL2 = SearchSteps + NnzPerThread / AssumedLoopLoadsInFlight;
+    W.ChainL1 = NnzPerThread / AssumedLoopLoadsInFlight;
+    W.ChainDram = 1;
+    W.ChainFma = NnzPerThread;
+    W.LongestWarpCycles = 0; // equal shares by construction
+    break;
+  }
+  }
+  return W;
+}
+
+} // namespace tandem::models

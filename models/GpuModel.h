@@ -1,0 +1,146 @@
+//===- GpuModel.h - Analytic time model of a kernel on an NVIDIA GPU -*- C++ -*-===//
+//
+// Predicts a kernel's time on the `gpu` device (an H200 by default) from a
+// device profile (GpuProfile: the numbers the microbenchmark probes and the
+// GPU runner measure, or profiles/h200-reference.json) and a description of
+// the work (GpuWorkload: bytes, flops, threads, each thread's dependent
+// chain, atomics). For SpMV the workload is derived from the matrix
+// statistics (sparse/Stats.h) by spmvWorkload(). docs/GPU.md ("The gpu
+// model") explains it; in short, a launch costs
+//
+//   launch overhead x launches
+//   + max(compute, memory bandwidth, memory latency)   -- these overlap
+//   + load imbalance (the longest single thread's or warp's chain beyond
+//     that max: a critical path no other warp can hide)
+//   + synchronization (same-address atomics, serialized at the L2)
+//
+//   compute          flops / fp32 throughput
+//   memory bandwidth max(DRAM bytes / DRAM bandwidth,
+//                        (DRAM + L2-only bytes) / L2 bandwidth)
+//   memory latency   waves x one thread's dependent chain, where a wave is
+//                    as many warps as the GPU holds at once (SMs x warps
+//                    per SM) and the chain is the latencies it waits for in
+//                    order (dependent loads at their level, FMAs, shuffles)
+//                    (when it is the largest, its load part is reported
+//                    as memory latency, its FMA/shuffle part as compute)
+//
+// Input invariants: every count and byte figure is non-negative; the
+// profile's rates and clock are positive (parseGpuProfile checks).
+// Guarantees: Prediction::Cycles and the Breakdown's parts are cycles of the
+// profile's clock (ClockHz; Prediction::seconds(P.ClockHz) is the time), the
+// parts sum to Cycles; Bound names the largest part. Parts that
+// overlap are reported as exposed time: the largest of compute, bandwidth
+// and latency carries the overlapped time, the two it hides are 0.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "SimtModel.h"
+
+#include "sparse/Stats.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tandem::models {
+
+/// The numbers the model reads about a GPU. Field names match the JSON keys
+/// of profiles/*.json and of the runner's "profile" object (docs/GPU.md).
+struct GpuProfile {
+  std::string Name;   ///< "name": the card
+  std::string Source; ///< "source": where the numbers come from
+  double SmCount = 0;          ///< "sm_count"
+  double ClockHz = 0;          ///< "clock_mhz" x 1e6 (the clock the latencies are in)
+  double MaxWarpsPerSm = 64;   ///< "max_warps_per_sm"
+  double L1LatencyCycles = 0;  ///< "l1_latency_cycles" (pointer chase)
+  double L2LatencyCycles = 0;  ///< "l2_latency_cycles"
+  double DramLatencyCycles = 0; ///< "dram_latency_cycles"
+  double SharedLatencyCycles = 0; ///< "shared_latency_cycles" (also a warp shuffle)
+  double FmaLatencyCycles = 0; ///< "fma_latency_cycles" (dependent fp32 FMA)
+  double DramBytesPerSec = 0;  ///< "dram_gb_per_s" x 1e9: bytes read + written
+  double L2BytesPerSec = 0;    ///< "l2_gb_per_s" x 1e9: L2 <-> SM bytes
+  double Fp32FlopsPerSec = 0;  ///< "fp32_tflop_per_s" x 1e12 (an FMA is 2 flops)
+  double LaunchOverheadSec = 0; ///< "launch_overhead_us" x 1e-6, back to back
+  double L1Bytes = 0;          ///< "l1_bytes" per SM (L1 + shared carve-out max)
+  double L2Bytes = 0;          ///< "l2_bytes"
+  /// Same-address atomics the L2 completes per second ("atomics_per_s";
+  /// default one per clock when absent).
+  double SameAddressAtomicsPerSec = 0;
+
+  /// Warps resident on the whole GPU at once.
+  double residentWarps() const { return SmCount * MaxWarpsPerSm; }
+};
+
+/// Reads a profile from the JSON object \p O (see GpuProfile for the keys).
+/// Keys missing from \p O take their value from \p Defaults where given (a
+/// measured profile with some numbers not measured, over the reference);
+/// without Defaults, or where the result is not positive, a required number
+/// is an error naming \p Name and the key.
+llvm::Expected<GpuProfile> gpuProfileFromJson(const llvm::json::Object &O, llvm::StringRef Name,
+                                              const GpuProfile *Defaults = nullptr);
+/// Parses profile JSON text; \p Name names the input in errors.
+llvm::Expected<GpuProfile> parseGpuProfile(llvm::StringRef JsonText, llvm::StringRef Name,
+                                           const GpuProfile *Defaults = nullptr);
+/// Reads and parses the file at \p Path.
+llvm::Expected<GpuProfile> loadGpuProfile(llvm::StringRef Path);
+/// Writes \p P in the same schema parseGpuProfile reads.
+void writeGpuProfile(const GpuProfile &P, llvm::raw_ostream &OS);
+
+/// What a kernel launch (or a sequence of identical launches) asks of the GPU.
+struct GpuWorkload {
+  std::string Kernel;
+  double Launches = 1;
+  double Threads = 0;          ///< threads launched, all launches together
+  double DramBytes = 0;        ///< bytes read from and written to DRAM
+  double L2OnlyBytes = 0;      ///< L2 <-> SM bytes that hit in the L2 (beyond DramBytes)
+  double Flops = 0;            ///< fp32 flops, all threads
+  /// One thread's dependent chain (what it waits for in order), per warp:
+  /// counts of dependent steps at each latency. Threads of a warp run
+  /// together, so this is also a warp's chain.
+  double ChainFma = 0, ChainShared = 0, ChainL1 = 0, ChainL2 = 0, ChainDram = 0;
+  /// The longest single warp's chain, in cycles, where warps differ (0 when
+  /// every warp does the same work): a tail no other warp's work can hide.
+  double LongestWarpCycles = 0;
+  double SameAddressAtomics = 0; ///< atomics that serialize on one address
+};
+
+/// One warp's chain in cycles under \p P.
+double chainCycles(const GpuWorkload &W, const GpuProfile &P);
+
+/// The prediction, in cycles of P.ClockHz.
+Prediction predictGpu(const GpuWorkload &W, const GpuProfile &P);
+
+/// Our CSR SpMV kernels (microbench/kernels/spmv.cu, spmv_balanced.cu).
+enum class SpmvVariant { Scalar, Vector, Merge };
+llvm::StringRef spmvVariantName(SpmvVariant V); ///< "spmv_scalar", ...
+
+/// Loads per thread the compiler keeps in flight in a loop of independent
+/// loads (nvcc -O3 unrolls such loops 4 times): a thread's chain of
+/// loop-carried gathers is divided by it. An assumption, not a measurement.
+constexpr double AssumedLoopLoadsInFlight = 4;
+
+/// The SpMV workload of \p Variant on a matrix with statistics \p S, which
+/// must have been computed with a cache of the GPU's L2 (cacheShapeForL2),
+/// so that S.XMisses are the x gathers that go to DRAM.
+///  * DRAM: row pointers, column indices and values once, y once, x misses.
+///  * L2-only: x gathers (distinct sectors per 32-row window, the L1 keeping
+///    a window's lines), and for thread-per-row and merge path the
+///    column/value sectors when the lines of one step of every resident
+///    warp (columns, values, x) overflow the L1: then every element load is
+///    a sector of its own.
+///  * chains: scalar, a row's length of (column load -> x gather) divided by
+///    AssumedLoopLoadsInFlight; vector, ceil(len / 32) of them plus a
+///    5-step shuffle reduction; the longest warp from RowLengthMax. Merge
+///    path gives every thread the same share: no imbalance.
+GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
+                         const GpuProfile &P);
+
+/// The cache shape of \p P's L2 for computeStats (32-byte sectors).
+sparse::CacheShape cacheShapeForL2(const GpuProfile &P);
+
+} // namespace tandem::models

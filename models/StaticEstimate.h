@@ -1,0 +1,118 @@
+//===- StaticEstimate.h - The simt model's purely static input -*- C++ -*-===//
+//
+// A LaunchProfile (SimtModel.h) built without running the launch: from the
+// compiled kernel's machine code, the launch (grid, block, parameter
+// words), the configuration and, where the code's behaviour depends on
+// memory contents, statistics of the input that the workload supplies
+// (InputModel). The profile then goes through the same TraceProfiler
+// costing and predictLaunch as the iss-assisted one, so the two estimates
+// differ only in where the instruction counts and addresses come from.
+//
+// How the counts are found: every warp's path through the machine code is
+// followed with the values the launch determines (thread and block
+// indices, special registers, scalar parameters, the buffers' device
+// addresses, constant data) and nothing else: a value loaded from global,
+// shared or local memory, a float result, a shuffle is "unknown". So
+//   * a loop whose exit depends only on the launch (a counted loop, a
+//     grid-stride loop) runs exactly its trip count per lane: the machine
+//     loop's exit condition evaluated on the launch's arguments;
+//   * a branch on an unknown value inside a warp is divergent: both sides
+//     run, under the warp's mask (an if counts its then and else side);
+//   * a loop whose exit is unknown (a CSR row loop) takes its trip count
+//     per lane from InputModel::LoopRange (the distance the induction
+//     variable travels, e.g. the row length), divided by the induction
+//     step the machine loop shows (the unroll factor); without it the
+//     estimate fails and says which loop;
+//   * an address that depends on memory contents (a gather x[col[j]])
+//     comes from InputModel::Address (e.g. synthesized from the matrix's
+//     row lengths and x-locality statistics); without it the estimate
+//     fails and says which instruction.
+// No memory contents are read and nothing runs on a device.
+//
+// Input invariants: the image holds the kernel; the parameter words are the
+// launch's (pointers: the buffers' device addresses). Guarantees: either a
+// complete profile, or an error naming the kernel and the instruction (pc)
+// that could not be estimated, never a partial guess.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "DeviceProfile.h"
+#include "SimtModel.h"
+
+#include "tandem/Config.h"
+#include "tandem/KernelImage.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tandem::models {
+
+struct StaticLaunch {
+  std::string Kernel;
+  std::array<uint32_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  /// The parameter buffer as 4-byte words, in parameter-offset order.
+  std::vector<uint32_t> ParamWords;
+};
+
+/// A memory access whose address depends on memory contents.
+struct DataAccess {
+  /// The parameter word the address derives from (a pointer parameter's
+  /// index in ParamWords), or -1 when the walk cannot tell.
+  int Param = -1;
+  uint32_t BlockLinear = 0, Thread = 0; ///< thread: linear index in the block
+  /// The iteration of the innermost loop around the access (0 outside
+  /// loops), that loop's induction step, and how many data-dependent
+  /// accesses through the same parameter came earlier in this iteration.
+  uint64_t Iteration = 0;
+  unsigned Step = 1, Ordinal = 0;
+  uint32_t Pc = 0;
+  bool Store = false;
+};
+
+/// What the workload knows about its input that the code cannot show.
+struct InputModel {
+  /// For the \p LoopOrdinal-th machine loop (by header address), the
+  /// distance its induction variable travels for one thread, when the exit
+  /// depends on memory contents; nullopt: not known.
+  std::function<std::optional<uint64_t>(unsigned LoopOrdinal, uint32_t BlockLinear,
+                                        uint32_t Thread)>
+      LoopRange;
+  /// The address of a data-dependent access; nullopt: not known.
+  std::function<std::optional<uint32_t>(const DataAccess &)> Address;
+};
+
+/// One machine loop: a backward branch at Latch to Header.
+struct MachineLoop {
+  uint32_t Header = 0, Latch = 0; ///< byte addresses
+  /// The induction variable's increment (the `addi` feeding the loop's exit
+  /// compare), 1 if none is found; more than the source's step when the
+  /// loop was unrolled.
+  unsigned Step = 1;
+  /// `andi x, step-1` of a `sub` (the range) before the loop: a remainder
+  /// is peeled off, so the
+  /// unrolled loop runs floor(range / step) times rather than ceil.
+  bool PeeledRemainder = false;
+};
+
+/// The kernel's loops in header order (what LoopRange's ordinal counts).
+llvm::Expected<std::vector<MachineLoop>> findLoops(const KernelImage &Img,
+                                                   llvm::StringRef Kernel);
+
+/// The static profile of one launch (see the file comment). Fails, naming
+/// the kernel and the pc, where the launch cannot be estimated statically,
+/// or when the walk passes \p MaxWarpInstructions. \p Latencies as for
+/// TraceProfiler.
+llvm::Expected<LaunchProfile> estimateLaunch(const KernelImage &Img, const StaticLaunch &L,
+                                             const AcceleratorConfig &C,
+                                             const InputModel &Inputs = {},
+                                             const ModelLatencies *Latencies = nullptr,
+                                             uint64_t MaxWarpInstructions = 100'000'000);
+
+} // namespace tandem::models

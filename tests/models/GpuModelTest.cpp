@@ -1,0 +1,245 @@
+//===- GpuModelTest.cpp - The gpu model on cases with known answers ------===//
+//
+// A profile with made-up, deliberately uneven numbers (not the H200's) so a
+// term that reads the wrong field shows; workload sizes from a seeded RNG.
+
+#include "GpuModel.h"
+
+#include "sparse/Csr.h"
+#include "sparse/Stats.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace tandem;
+using namespace tandem::models;
+
+namespace {
+
+const char *TestProfileJson = R"({
+  "name": "test card", "source": "GpuModelTest",
+  "sm_count": 100, "clock_mhz": 1000, "max_warps_per_sm": 64,
+  "l1_latency_cycles": 30, "l2_latency_cycles": 200, "dram_latency_cycles": 500,
+  "shared_latency_cycles": 25, "fma_latency_cycles": 4,
+  "dram_gb_per_s": 1000, "l2_gb_per_s": 3000, "fp32_tflop_per_s": 10,
+  "launch_overhead_us": 2, "l1_bytes": 65536, "l2_bytes": 1048576,
+  "atomics_per_s": 5e8
+})";
+
+GpuProfile testProfile() {
+  llvm::Expected<GpuProfile> P = parseGpuProfile(TestProfileJson, "test");
+  if (!P) {
+    ADD_FAILURE() << llvm::toString(P.takeError());
+    return {};
+  }
+  return *P;
+}
+
+double seconds(const Prediction &R, const GpuProfile &P) { return R.seconds(P.ClockHz); }
+
+double sumParts(const Breakdown &B) {
+  return B.Compute + B.MemoryBandwidth + B.MemoryLatency + B.Synchronization +
+         B.LoadImbalance + B.Launch;
+}
+
+TEST(GpuProfile, ParsesUnitsAndKeys) {
+  GpuProfile P = testProfile();
+  EXPECT_EQ(P.Name, "test card");
+  EXPECT_DOUBLE_EQ(P.SmCount, 100);
+  EXPECT_DOUBLE_EQ(P.ClockHz, 1e9);
+  EXPECT_DOUBLE_EQ(P.DramBytesPerSec, 1e12);
+  EXPECT_DOUBLE_EQ(P.L2BytesPerSec, 3e12);
+  EXPECT_DOUBLE_EQ(P.Fp32FlopsPerSec, 1e13);
+  EXPECT_DOUBLE_EQ(P.LaunchOverheadSec, 2e-6);
+  EXPECT_DOUBLE_EQ(P.L2Bytes, 1048576);
+  EXPECT_DOUBLE_EQ(P.SameAddressAtomicsPerSec, 5e8);
+  EXPECT_DOUBLE_EQ(P.residentWarps(), 6400);
+}
+
+TEST(GpuProfile, MissingOrBadNumbersAreNamed) {
+  std::string Text = TestProfileJson;
+  std::string NoDram = Text;
+  NoDram.replace(NoDram.find("\"dram_gb_per_s\": 1000,"), 22, "");
+  llvm::Expected<GpuProfile> P = parseGpuProfile(NoDram, "cut.json");
+  ASSERT_FALSE(bool(P));
+  std::string Msg = llvm::toString(P.takeError());
+  EXPECT_NE(Msg.find("cut.json"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("'dram_gb_per_s'"), std::string::npos) << Msg;
+
+  std::string Zero = Text;
+  Zero.replace(Zero.find("\"sm_count\": 100"), 15, "\"sm_count\": 0");
+  P = parseGpuProfile(Zero, "zero.json");
+  ASSERT_FALSE(bool(P));
+  Msg = llvm::toString(P.takeError());
+  EXPECT_NE(Msg.find("'sm_count' must be a positive number"), std::string::npos) << Msg;
+
+  P = parseGpuProfile("[1]", "array.json");
+  ASSERT_FALSE(bool(P));
+  EXPECT_NE(llvm::toString(P.takeError()).find("not a JSON object"), std::string::npos);
+}
+
+TEST(GpuProfile, MeasuredNumbersOverTheDefaults) {
+  GpuProfile Base = testProfile();
+  llvm::Expected<GpuProfile> P =
+      parseGpuProfile(R"({"name": "measured", "launch_overhead_us": 7.5})", "m", &Base);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  EXPECT_EQ(P->Name, "measured");
+  EXPECT_DOUBLE_EQ(P->LaunchOverheadSec, 7.5e-6);
+  EXPECT_DOUBLE_EQ(P->DramBytesPerSec, Base.DramBytesPerSec); // not measured: kept
+}
+
+TEST(GpuProfile, WriteReadRoundTrip) {
+  GpuProfile P = testProfile();
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  writeGpuProfile(P, OS);
+  llvm::Expected<GpuProfile> Q = parseGpuProfile(Text, "written");
+  ASSERT_TRUE(bool(Q)) << llvm::toString(Q.takeError());
+  EXPECT_EQ(Q->Name, P.Name);
+  EXPECT_DOUBLE_EQ(Q->L1LatencyCycles, P.L1LatencyCycles);
+  EXPECT_DOUBLE_EQ(Q->LaunchOverheadSec, P.LaunchOverheadSec);
+  EXPECT_DOUBLE_EQ(Q->SameAddressAtomicsPerSec, P.SameAddressAtomicsPerSec);
+}
+
+TEST(GpuProfile, ReferenceFileLoads) {
+  llvm::Expected<GpuProfile> P = loadGpuProfile(TANDEM_GPU_REFERENCE_PROFILE);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  // The DESIGN.md numbers, at their clock.
+  EXPECT_DOUBLE_EQ(P->ClockHz, 1980e6);
+  EXPECT_DOUBLE_EQ(P->DramLatencyCycles, 643);
+  EXPECT_DOUBLE_EQ(P->FmaLatencyCycles, 4.08);
+  EXPECT_DOUBLE_EQ(P->DramBytesPerSec, 3980e9);
+  EXPECT_DOUBLE_EQ(P->LaunchOverheadSec, 3.5e-6);
+}
+
+// A pure streaming kernel (vadd: two loads, one store per thread): bytes /
+// DRAM bandwidth + launch, bandwidth-bound.
+TEST(GpuModel, StreamingKernelIsBytesOverBandwidthPlusLaunch) {
+  GpuProfile P = testProfile();
+  std::mt19937_64 Rng(11);
+  for (int Trial = 0; Trial < 5; ++Trial) {
+    double N = double(uint64_t(1) << 22) + double(Rng() % (uint64_t(1) << 22));
+    GpuWorkload W;
+    W.Kernel = "vadd";
+    W.Threads = N;
+    W.DramBytes = 12 * N;
+    W.Flops = N;
+    W.ChainDram = 1;
+    Prediction R = predictGpu(W, P);
+    double Want = 12 * N / 1e12 + 2e-6;
+    EXPECT_NEAR(seconds(R, P), Want, Want * 1e-12) << N;
+    EXPECT_EQ(R.Bound, "memory bandwidth");
+    EXPECT_NEAR(sumParts(R.Parts), R.Cycles, R.Cycles * 1e-12);
+    EXPECT_DOUBLE_EQ(R.Parts.Launch, 2e-6 * 1e9);
+  }
+}
+
+// One warp, a dependent FMA chain: chain x FMA latency + launch, far above
+// the throughput figure (flops / peak).
+TEST(GpuModel, FmaChainIsLatencyBound) {
+  GpuProfile P = testProfile();
+  GpuWorkload W;
+  W.Threads = 32;
+  W.ChainFma = 1237;
+  W.Flops = 2 * 1237 * 32;
+  Prediction R = predictGpu(W, P);
+  EXPECT_DOUBLE_EQ(R.Cycles, 1237 * 4 + 2000);
+  EXPECT_DOUBLE_EQ(R.Parts.Compute, 1237 * 4);
+  EXPECT_GT(R.Parts.Compute, 100 * W.Flops / P.Fp32FlopsPerSec * P.ClockHz);
+  EXPECT_EQ(R.Bound, "compute");
+  EXPECT_DOUBLE_EQ(R.Parts.MemoryLatency, 0);
+
+  // More warps than the GPU holds: one chain per wave.
+  W.Threads = 32 * 6400 * 3 + 1; // 3 full waves and one warp
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Compute, 4 * 1237 * 4);
+}
+
+// A pointer chase through DRAM is memory latency.
+TEST(GpuModel, DependentLoadsAreMemoryLatency) {
+  GpuProfile P = testProfile();
+  GpuWorkload W;
+  W.Threads = 32;
+  W.ChainDram = 100;
+  W.ChainFma = 100;
+  Prediction R = predictGpu(W, P);
+  EXPECT_EQ(R.Bound, "memory latency");
+  EXPECT_DOUBLE_EQ(R.Parts.MemoryLatency, 100 * 500);
+  EXPECT_DOUBLE_EQ(R.Parts.Compute, 100 * 4);
+}
+
+TEST(GpuModel, SameAddressAtomicsSerialize) {
+  GpuProfile P = testProfile();
+  GpuWorkload W;
+  W.Threads = 1 << 20;
+  W.DramBytes = 4 << 20;
+  W.SameAddressAtomics = 1 << 20;
+  Prediction R = predictGpu(W, P);
+  EXPECT_DOUBLE_EQ(R.Parts.Synchronization, double(1 << 20) / 5e8 * 1e9);
+  EXPECT_EQ(R.Bound, "synchronization");
+}
+
+/// \p Rows rows of \p Short nonzeros and one of \p Long (row 0), random
+/// columns.
+sparse::CsrMatrix oneLongRow(uint32_t Rows, uint32_t Short, uint32_t Long, uint64_t Seed) {
+  std::mt19937_64 Rng(Seed);
+  sparse::CsrMatrix A;
+  A.Rows = A.Cols = Rows;
+  for (uint32_t R = 0; R < Rows; ++R) {
+    uint32_t Len = R == 0 ? Long : Short;
+    std::vector<uint32_t> Cols;
+    for (uint32_t K = 0; K < Len; ++K)
+      Cols.push_back(Len == Rows ? K : uint32_t(Rng() % Rows));
+    std::sort(Cols.begin(), Cols.end());
+    Cols.erase(std::unique(Cols.begin(), Cols.end()), Cols.end());
+    for (uint32_t C : Cols) {
+      A.ColIdx.push_back(C);
+      A.Values.push_back(float(Rng() % 1000) / 500 - 1);
+    }
+    A.RowPtr.push_back(uint32_t(A.ColIdx.size()));
+  }
+  return A;
+}
+
+// Thread-per-row SpMV with one very long row: the longest thread's chain
+// dominates (load imbalance); merge path, which splits the work evenly, is
+// not imbalance-bound and is faster.
+TEST(GpuModel, ScalarSpmvWithOneLongRowIsImbalanceBound) {
+  GpuProfile P = testProfile();
+  sparse::CsrMatrix A = oneLongRow(20000, 4, 20000, 5);
+  sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForL2(P));
+  ASSERT_EQ(S.RowLengthMax, 20000u);
+  Prediction Scalar = predictGpu(spmvWorkload(S, SpmvVariant::Scalar, P), P);
+  EXPECT_EQ(Scalar.Bound, "load imbalance");
+  // The long row: a DRAM miss, then 20000 / 4 (L1 + L2) steps.
+  double Longest = 500 + 20000.0 / AssumedLoopLoadsInFlight * (30 + 200);
+  EXPECT_NEAR(Scalar.Cycles - Scalar.Parts.Launch, Longest, 1e-6 * Longest);
+  Prediction Merge = predictGpu(spmvWorkload(S, SpmvVariant::Merge, P), P);
+  EXPECT_EQ(Merge.Parts.LoadImbalance, 0);
+  EXPECT_LT(Merge.Cycles, Scalar.Cycles / 3);
+
+  // Without the long row the same kernel is not imbalance-bound.
+  sparse::CsrMatrix B = oneLongRow(20000, 4, 4, 5);
+  Prediction Even = predictGpu(
+      spmvWorkload(sparse::computeStats(B, cacheShapeForL2(P)), SpmvVariant::Scalar, P), P);
+  EXPECT_NE(Even.Bound, "load imbalance");
+  EXPECT_EQ(Even.Parts.LoadImbalance, 0);
+}
+
+// The SpMV traffic: every array once, x from the L2's misses.
+TEST(GpuModel, SpmvDramBytesCountEveryArrayOnce) {
+  GpuProfile P = testProfile();
+  sparse::CsrMatrix A = oneLongRow(5000, 7, 7, 9);
+  sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForL2(P));
+  GpuWorkload W = spmvWorkload(S, SpmvVariant::Vector, P);
+  double Want = 5001 * 4 + 2 * double(S.Nnz) * 4 + 5000 * 4 + double(S.XMisses) * 32;
+  EXPECT_DOUBLE_EQ(W.DramBytes, Want);
+  EXPECT_DOUBLE_EQ(W.Flops, 2 * double(S.Nnz));
+  EXPECT_DOUBLE_EQ(W.Threads, 5000 * 32);
+  // x (20 KB) fits the 1 MiB L2: only compulsory misses.
+  EXPECT_EQ(S.XMisses, S.XLinesTouched);
+}
+
+} // namespace

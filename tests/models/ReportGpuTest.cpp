@@ -1,0 +1,157 @@
+//===- ReportGpuTest.cpp - gpu rows of the report from runner results -----===//
+//
+// tools/tandem/ReportGpu.h on handwritten fixtures (tests/data/
+// gpu-results-fixture.json and gpu-bundle-fixture/; invented numbers, not
+// measurements).
+
+#include "ReportGpu.h"
+
+#include "../../gpu/Sparse.h"
+
+#include "sparse/Csr.h"
+
+#include <gtest/gtest.h>
+
+using namespace tandem;
+using namespace tandem::models;
+using namespace tandem::cli;
+
+namespace {
+
+const std::string Data = TANDEM_TEST_DATA_DIR;
+const std::string ResultsPath = Data + "/gpu-results-fixture.json";
+const std::string BundleDir = Data + "/gpu-bundle-fixture";
+
+GpuProfile measuredProfile() {
+  llvm::Expected<GpuProfile> P =
+      gpuProfileForReport(ResultsPath, "", referenceGpuProfilePath());
+  if (!P) {
+    ADD_FAILURE() << llvm::toString(P.takeError());
+    return {};
+  }
+  return *P;
+}
+
+const ReportRow *findRow(const GpuReportRows &R, const std::string &Workload,
+                         const std::string &Input) {
+  for (const ReportRow &Row : R.Rows)
+    if (Row.Workload == Workload && Row.Input == Input)
+      return &Row;
+  return nullptr;
+}
+
+double sumParts(const Breakdown &B) {
+  return B.Compute + B.MemoryBandwidth + B.MemoryLatency + B.Synchronization +
+         B.LoadImbalance + B.Launch;
+}
+
+TEST(ReportGpu, ProfileIsTheMeasuredOneOverTheReference) {
+  GpuProfile P = measuredProfile();
+  EXPECT_DOUBLE_EQ(P.LaunchOverheadSec, 4.25e-6); // the runner's
+  EXPECT_DOUBLE_EQ(P.DramBytesPerSec, 3500e9);    // the runner's
+  EXPECT_DOUBLE_EQ(P.FmaLatencyCycles, 4.08);     // not measured: the reference's
+  EXPECT_EQ(P.Name, "fixture GPU (measured by the runner)");
+
+  // An explicit profile wins; no results: the reference.
+  llvm::Expected<GpuProfile> Ref =
+      gpuProfileForReport("", "", referenceGpuProfilePath());
+  ASSERT_TRUE(bool(Ref)) << llvm::toString(Ref.takeError());
+  EXPECT_DOUBLE_EQ(Ref->LaunchOverheadSec, 3.5e-6);
+  llvm::Expected<GpuProfile> Explicit =
+      gpuProfileForReport(ResultsPath, referenceGpuProfilePath(), "/nonexistent.json");
+  ASSERT_TRUE(bool(Explicit)) << llvm::toString(Explicit.takeError());
+  EXPECT_DOUBLE_EQ(Explicit->DramBytesPerSec, 3980e9);
+}
+
+TEST(ReportGpu, StreamingRowIsMeasuredAndPredicted) {
+  GpuProfile P = measuredProfile();
+  llvm::Expected<GpuReportRows> R = gpuReportRows(ResultsPath, BundleDir, P);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  const ReportRow *V = findRow(*R, "vadd", "n=67108864");
+  ASSERT_TRUE(V);
+  EXPECT_EQ(V->Device, "gpu");
+  EXPECT_EQ(V->Unit, "ms");
+  EXPECT_EQ(V->ModelInputs, "static");
+  EXPECT_EQ(V->Group, "generated");
+  ASSERT_TRUE(V->Measured.has_value());
+  EXPECT_DOUBLE_EQ(*V->Measured, 0.242);
+  double N = 67108864;
+  EXPECT_NEAR(V->Predicted, 12 * N / 3500e9 * 1e3 + 4.25e-3, 1e-9);
+  EXPECT_EQ(V->Bound, "memory bandwidth");
+  EXPECT_NEAR(sumParts(V->Parts), V->Predicted, 1e-12);
+  EXPECT_FALSE(V->TunedOn);
+  ASSERT_FALSE(R->Notes.empty());
+  EXPECT_NE(R->Notes[0].find("2 suite-size gpu cases left out"), std::string::npos)
+      << R->Notes[0];
+}
+
+TEST(ReportGpu, SpmvRowsUseTheMatrixStatistics) {
+  GpuProfile P = measuredProfile();
+  llvm::Expected<GpuReportRows> R = gpuReportRows(ResultsPath, BundleDir, P);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->Rows.size(), 7u); // vadd + 3 kernels x 2 matrices
+
+  // The synthetic matrix, regenerated from its spec and name as the runner
+  // made it.
+  const std::string Uniform = "uniform 4096 rows, 16 per row";
+  gpu::Json Spec = gpu::JsonParser(
+                       R"({"matrix": "uniform", "rows": 4096, "nnz_per_row": 16})")
+                       .parse();
+  ASSERT_EQ(gpu::syntheticName(Spec), Uniform);
+  gpu::Rng Random(gpu::matrixSeed(Uniform));
+  gpu::Csr G = gpu::syntheticFromSpec(Spec, Random);
+  sparse::CsrMatrix A;
+  A.Rows = uint32_t(G.Rows);
+  A.Cols = uint32_t(G.Cols);
+  A.RowPtr.assign(G.RowPtr.begin(), G.RowPtr.end());
+  A.ColIdx.assign(G.Col.begin(), G.Col.end());
+  A.Values = G.Val;
+  sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForL2(P));
+  for (SpmvVariant V : {SpmvVariant::Scalar, SpmvVariant::Vector, SpmvVariant::Merge}) {
+    const ReportRow *Row = findRow(*R, spmvVariantName(V).str(), Uniform);
+    ASSERT_TRUE(Row) << spmvVariantName(V).str();
+    Prediction Want = predictGpu(spmvWorkload(S, V, P), P);
+    EXPECT_NEAR(Row->Predicted, Want.seconds(P.ClockHz) * 1e3, 1e-12);
+    EXPECT_EQ(Row->Bound, Want.Bound);
+    EXPECT_EQ(Row->Group, "generated");
+    EXPECT_NEAR(sumParts(Row->Parts), Row->Predicted, 1e-12);
+  }
+  // The merge kernel failed in the fixture: predicted, not measured.
+  EXPECT_FALSE(findRow(*R, "spmv_merge", Uniform)->Measured.has_value());
+  EXPECT_DOUBLE_EQ(*findRow(*R, "spmv_scalar", Uniform)->Measured, 0.033);
+
+  // The bundle's matrix file.
+  llvm::Expected<sparse::CsrMatrix> B = sparse::loadCsr(BundleDir + "/matrices/banded.mtx");
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  sparse::MatrixStats SB = sparse::computeStats(*B, cacheShapeForL2(P));
+  const ReportRow *Row = findRow(*R, "spmv_vector", "banded.mtx");
+  ASSERT_TRUE(Row);
+  EXPECT_EQ(Row->Group, "matrix");
+  EXPECT_NEAR(Row->Predicted,
+              predictGpu(spmvWorkload(SB, SpmvVariant::Vector, P), P).seconds(P.ClockHz) * 1e3,
+              1e-12);
+  EXPECT_DOUBLE_EQ(*Row->Measured, 0.012);
+}
+
+TEST(ReportGpu, ErrorsNameTheFileAndTheMatrix) {
+  GpuProfile P = measuredProfile();
+  const char *Manifest = R"({"timing": [], "matrices": []})";
+  const char *Results = R"({"timing": [{"case": "spmv_scalar", "size": "m", "matrix": "lost.mtx",
+                            "variants": {}}]})";
+  llvm::Expected<GpuReportRows> R = gpuReportRowsFromText(Results, "r.json", Manifest, "b", P);
+  ASSERT_FALSE(bool(R));
+  std::string Msg = llvm::toString(R.takeError());
+  EXPECT_NE(Msg.find("r.json"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("'lost.mtx'"), std::string::npos) << Msg;
+
+  R = gpuReportRowsFromText("{\"timing\": [", "cut.json", Manifest, "b", P);
+  ASSERT_FALSE(bool(R));
+  Msg = llvm::toString(R.takeError());
+  EXPECT_NE(Msg.find("cut.json"), std::string::npos) << Msg;
+
+  R = gpuReportRows(Data + "/no-such-results.json", BundleDir, P);
+  ASSERT_FALSE(bool(R));
+  EXPECT_NE(llvm::toString(R.takeError()).find("no-such-results.json"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,297 @@
+//===- ReportGpu.cpp - gpu rows of `tandem report` from the runner's results ===//
+//
+// See ReportGpu.h. The workload of each non-SpMV timing kernel is described
+// here from its size (bytes, flops, chains); the assumptions are written
+// next to each kernel (microbench/kernels/*.cu has the code).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReportGpu.h"
+
+#include "../../gpu/Json.h"
+#include "../../gpu/Sparse.h"
+
+#include "sparse/Csr.h"
+#include "sparse/Stats.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <map>
+
+using namespace llvm;
+using namespace tandem::models;
+
+namespace tandem::cli {
+
+namespace {
+
+Error failure(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
+
+Expected<std::string> readText(StringRef Path, StringRef What) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Path);
+  if (!B)
+    return createStringError(B.getError(), "cannot read " + What + " '" + Path +
+                                               "': " + B.getError().message());
+  return (*B)->getBuffer().str();
+}
+
+/// A persistent grid: what the runner launches for the reductions (132 SMs x
+/// 8 blocks of 256 threads).
+constexpr double PersistentThreads = 132 * 8 * 256;
+
+/// The workload of a non-SpMV timing spec; false if the kernel is unknown.
+bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
+  const std::string Case = Spec["case"].S, Gen = Spec["generator"].S;
+  auto Num = [&](const char *K) { return double(Spec[K].integer()); };
+  W.Kernel = Case;
+  if (Gen == "vector") {
+    double N = Num("n");
+    if (Case == "vadd" || Case == "saxpy") { // 2 loads, 1 store per element
+      W.Threads = N;
+      W.DramBytes = 12 * N;
+      W.Flops = Case == "vadd" ? N : 2 * N;
+      W.ChainDram = 1;
+      return true;
+    }
+    if (Case == "block_reduce" || Case == "warp_reduce" || Case == "histogram") {
+      // Grid-stride loops: N / threads independent loads per thread (in
+      // flight AssumedLoopLoadsInFlight at a time), then the combine.
+      W.Threads = PersistentThreads;
+      W.DramBytes = 4 * N;
+      W.Flops = N;
+      W.ChainDram = 1 + N / PersistentThreads / AssumedLoopLoadsInFlight;
+      if (Case == "block_reduce")
+        W.ChainShared = 8; // a shared-memory tree over 256 threads
+      if (Case == "warp_reduce") {
+        W.ChainShared = 5;                         // shuffles
+        W.SameAddressAtomics = PersistentThreads / 32; // one atomicAdd per warp
+      }
+      // histogram: per-element atomics to 256 bins; treated as throughput
+      // (spread over bins), not serialized: an assumption.
+      return true;
+    }
+    if (Case == "hash64") { // one load, two stores; integer mixing not modelled
+      W.Threads = N;
+      W.DramBytes = 12 * N;
+      W.ChainDram = 1;
+      W.ChainFma = 20; // about 20 dependent integer ops at FMA latency
+      return true;
+    }
+    if (Case == "divergent") {
+      W.Threads = N;
+      W.DramBytes = 8 * N;
+      W.ChainDram = 1;
+      W.ChainFma = 32; // both sides of the branch, serialized
+      return true;
+    }
+    return false;
+  }
+  if (Gen == "grid2d") { // one read (neighbours from cache), one write per point
+    double P = Num("width") * Num("height");
+    W.Threads = P;
+    W.DramBytes = 8 * P;
+    W.Flops = Case == "stencil5" ? 6 * P : 0;
+    W.ChainDram = 1;
+    W.ChainShared = Case == "transpose" ? 1 : 0;
+    return Case == "stencil5" || Case == "transpose";
+  }
+  if (Gen == "gemm" && Case == "sgemm_tiled") {
+    // 16x16 tiles through shared memory: A and B once from DRAM (they fit
+    // the L2), each re-read N/16 resp. M/16 times from the L2.
+    double M = Num("m"), N = Num("n"), K = Num("k");
+    W.Threads = M * N;
+    W.Flops = 2 * M * N * K;
+    W.DramBytes = 4 * (M * K + K * N + M * N);
+    W.L2OnlyBytes = 4 * (M * K * (N / 16) + K * N * (M / 16));
+    W.ChainL2 = K / 16;
+    W.ChainFma = K;
+    W.ChainShared = K / 16 * 2; // tile loads and the barrier around them
+    return true;
+  }
+  if (Gen == "rows" && Case == "softmax_rows") {
+    // A block per row: max, sum of exp, scale: three passes over the row,
+    // the first from DRAM, the others from L1/L2; ~8 flops per element.
+    double R = Num("rows"), C = Num("cols");
+    W.Threads = R * 256;
+    W.DramBytes = 8 * R * C;
+    W.Flops = 8 * R * C;
+    W.ChainDram = 1 + C / 256 / AssumedLoopLoadsInFlight;
+    W.ChainL2 = 2 * C / 256 / AssumedLoopLoadsInFlight;
+    W.ChainShared = 2 * 8; // two block reductions
+    return true;
+  }
+  return false;
+}
+
+sparse::CsrMatrix toSparseCsr(const gpu::Csr &A) {
+  sparse::CsrMatrix M;
+  M.Rows = uint32_t(A.Rows);
+  M.Cols = uint32_t(A.Cols);
+  M.RowPtr.assign(A.RowPtr.begin(), A.RowPtr.end());
+  M.ColIdx.assign(A.Col.begin(), A.Col.end());
+  M.Values = A.Val;
+  return M;
+}
+
+/// The median ms of our PTX in a results entry, if timed.
+std::optional<double> oursMs(const gpu::Json &Entry) {
+  if (!Entry.has("variants") || !Entry["variants"].has("ours"))
+    return std::nullopt;
+  const gpu::Json &V = Entry["variants"]["ours"];
+  if (!V.has("time") || !V["time"].has("median_ms") ||
+      V["time"]["median_ms"].K != gpu::Json::Kind::Number)
+    return std::nullopt;
+  return V["time"]["median_ms"].N;
+}
+
+ReportRow rowFrom(const GpuWorkload &W, const GpuProfile &P, const std::string &Input,
+                  const std::string &Group, std::optional<double> Measured) {
+  Prediction R = predictGpu(W, P);
+  const double MsPerCycle = 1e3 / P.ClockHz;
+  ReportRow Row;
+  Row.Device = "gpu";
+  Row.Workload = W.Kernel;
+  Row.Input = Input;
+  Row.Group = Group;
+  Row.Unit = "ms";
+  Row.Predicted = R.Cycles * MsPerCycle;
+  Row.Measured = Measured;
+  Row.Bound = R.Bound;
+  Breakdown &B = Row.Parts;
+  B.Compute = R.Parts.Compute * MsPerCycle;
+  B.MemoryBandwidth = R.Parts.MemoryBandwidth * MsPerCycle;
+  B.MemoryLatency = R.Parts.MemoryLatency * MsPerCycle;
+  B.Synchronization = R.Parts.Synchronization * MsPerCycle;
+  B.LoadImbalance = R.Parts.LoadImbalance * MsPerCycle;
+  B.Launch = R.Parts.Launch * MsPerCycle;
+  Row.ModelInputs = "static";
+  Row.FpuLaneOps = W.Flops;
+  return Row;
+}
+
+} // namespace
+
+StringRef referenceGpuProfilePath() { return TANDEM_GPU_REFERENCE_PROFILE; }
+
+Expected<GpuProfile> gpuProfileForReport(StringRef ResultsPath, StringRef ProfilePath,
+                                         StringRef ReferencePath) {
+  if (!ProfilePath.empty())
+    return loadGpuProfile(ProfilePath);
+  Expected<GpuProfile> Reference = loadGpuProfile(ReferencePath);
+  if (!Reference || ResultsPath.empty())
+    return Reference;
+  Expected<std::string> Text = readText(ResultsPath, "gpu results");
+  if (!Text)
+    return Text.takeError();
+  Expected<json::Value> V = json::parse(*Text);
+  if (!V)
+    return failure("gpu results '" + ResultsPath + "': not JSON: " + toString(V.takeError()));
+  const json::Object *O = V->getAsObject();
+  const json::Object *Measured = O ? O->getObject("profile") : nullptr;
+  if (!Measured)
+    return Reference; // an older runner: no measured profile
+  return gpuProfileFromJson(*Measured, (ResultsPath + " (profile)").str(), &*Reference);
+}
+
+Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef ResultsName,
+                                              StringRef ManifestText, StringRef BundleDir,
+                                              const GpuProfile &Profile) {
+  GpuReportRows Out;
+  gpu::Json Results, Manifest;
+  try {
+    Results = gpu::JsonParser(ResultsText.str()).parse();
+  } catch (const std::exception &E) {
+    return failure("gpu results '" + ResultsName + "': " + E.what());
+  }
+  try {
+    Manifest = gpu::JsonParser(ManifestText.str()).parse();
+  } catch (const std::exception &E) {
+    return failure("bundle manifest in '" + BundleDir + "': " + E.what());
+  }
+  std::map<std::string, sparse::MatrixStats> StatsByMatrix;
+  // The statistics of a matrix named in the results: a synthetic spec's
+  // (regenerated) or a bundle .mtx file's.
+  auto MatrixStats = [&](const std::string &Name) -> Expected<const sparse::MatrixStats *> {
+    auto It = StatsByMatrix.find(Name);
+    if (It != StatsByMatrix.end())
+      return &It->second;
+    sparse::CacheShape Cache = cacheShapeForL2(Profile);
+    for (const gpu::Json &S : Manifest["timing"].A)
+      if (S["generator"].S == "csr" && gpu::syntheticName(S) == Name) {
+        gpu::Rng R(gpu::matrixSeed(Name));
+        sparse::CsrMatrix A = toSparseCsr(gpu::syntheticFromSpec(S, R));
+        return &(StatsByMatrix[Name] = sparse::computeStats(A, Cache));
+      }
+    if (Manifest.has("matrices"))
+      for (const gpu::Json &F : Manifest["matrices"].A)
+        if (sys::path::filename(F.S) == Name) {
+          SmallString<256> Path(BundleDir);
+          sys::path::append(Path, F.S);
+          Expected<sparse::CsrMatrix> A = sparse::loadCsr(Path);
+          if (!A)
+            return A.takeError();
+          return &(StatsByMatrix[Name] = sparse::computeStats(*A, Cache));
+        }
+    return failure("gpu results '" + ResultsName + "': matrix '" + Name +
+                   "' is neither a csr timing spec nor a matrix of the bundle");
+  };
+
+  try {
+    size_t SuiteCases = Results.has("cases") ? Results["cases"].A.size() : 0;
+    if (SuiteCases)
+      Out.Notes.push_back(std::to_string(SuiteCases) +
+                          " suite-size gpu cases left out: microseconds, launch-bound; the "
+                          "gpu rows are the large timing problems and the SpMV matrices");
+    for (const gpu::Json &T : Results["timing"].A) {
+      const std::string Case = T["case"].S, Size = T["size"].S;
+      std::optional<double> Measured = oursMs(T);
+      if (T.has("matrix")) {
+        const std::string Matrix = T["matrix"].S;
+        Expected<const sparse::MatrixStats *> S = MatrixStats(Matrix);
+        if (!S)
+          return S.takeError();
+        SpmvVariant V = Case == "spmv_scalar"   ? SpmvVariant::Scalar
+                        : Case == "spmv_vector" ? SpmvVariant::Vector
+                                                : SpmvVariant::Merge;
+        bool Synthetic = Matrix.find(".mtx") == std::string::npos;
+        ReportRow Row = rowFrom(spmvWorkload(**S, V, Profile), Profile, Matrix,
+                                Synthetic ? "generated" : "matrix", Measured);
+        // L2 bandwidth of the reference profile was fitted on this one.
+        Row.TunedOn = V == SpmvVariant::Scalar && Matrix.rfind("uniform 4194304 rows, 16", 0) == 0;
+        Out.Rows.push_back(std::move(Row));
+        continue;
+      }
+      const gpu::Json *Spec = nullptr;
+      for (const gpu::Json &S : Manifest["timing"].A)
+        if (S["case"].S == Case && S["generator"].S != "csr")
+          Spec = &S;
+      GpuWorkload W;
+      if (!Spec || !describeKernel(*Spec, W)) {
+        Out.Notes.push_back("gpu " + Case + " " + Size +
+                            ": no workload description for this kernel; no row");
+        continue;
+      }
+      Out.Rows.push_back(rowFrom(W, Profile, Size, "generated", Measured));
+    }
+  } catch (const std::exception &E) {
+    return failure("gpu results '" + ResultsName + "' or its manifest: " + E.what());
+  }
+  return Out;
+}
+
+Expected<GpuReportRows> gpuReportRows(StringRef ResultsPath, StringRef BundleDir,
+                                      const GpuProfile &Profile) {
+  Expected<std::string> Results = readText(ResultsPath, "gpu results");
+  if (!Results)
+    return Results.takeError();
+  SmallString<256> ManifestPath(BundleDir);
+  sys::path::append(ManifestPath, "manifest.json");
+  Expected<std::string> Manifest = readText(ManifestPath, "bundle manifest");
+  if (!Manifest)
+    return Manifest.takeError();
+  return gpuReportRowsFromText(*Results, ResultsPath, *Manifest, BundleDir, Profile);
+}
+
+} // namespace tandem::cli
