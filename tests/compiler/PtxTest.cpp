@@ -593,7 +593,8 @@ template <typename S> std::vector<uint32_t> narrowOpsExpected(S A, S B) {
   auto Z = [](auto V) { return uint32_t(U(V)); };
   S Bnz = S(B | 1), Sh = S(A & 3);
   bool Slt = A < B;
-  return {Z(A + B), Z(A - B), Z(U(A) * U(B)), Z(U(A) << 3), Z(A >> 2), Z(U(A) >> 2),
+  // The product in uint32_t: u16 * u16 promotes to int and can overflow.
+  return {Z(A + B), Z(A - B), Z(uint32_t(U(A)) * uint32_t(U(B))), Z(U(A) << 3), Z(A >> 2), Z(U(A) >> 2),
           Z(A / Bnz), Z(A % Bnz), Z(U(A) / U(Bnz)), Z(~A), Z(std::max(A, B)),
           Z(std::min<S>(A, -5)), Z(Slt ? A : S(-7)), Z(-A), Z(B >> Sh),
           Z(std::max(U(A), U(B))), uint32_t(Slt), uint32_t(U(A) < U(B)), uint32_t(int32_t(A)),
