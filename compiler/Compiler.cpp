@@ -8,6 +8,7 @@
 #include "compiler/Compiler.h"
 
 #include "Assembler.h"
+#include "emit/ImageBuilder.h"
 #include "emit/PtxPrinter.h"
 #include "emit/SimtAsmPrinter.h"
 #include "frontend/Frontend.h"
@@ -60,9 +61,11 @@ Error verifyAfter(StringRef Stage, const mir::Function &Fn, bool AfterCfgLowerin
   return createStringError(formatv("internal compiler error after {0}: {1}", Stage, Problem));
 }
 
-/// One kernel from prepared IR to assembly text.
-Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream &Asm,
-                    raw_ostream *MirOut, KernelReport &Report) {
+/// One kernel from prepared IR to assembly text on \p Asm, or, when \p Image
+/// is given (--emit obj), straight into the image.
+Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream *Asm,
+                    emit::SimtImageBuilder *Image, raw_ostream *MirOut,
+                    KernelReport &Report) {
   Expected<std::unique_ptr<mir::Function>> Selected =
       isel::selectSimt(Kernel, frontend::kernelDisplayName(Kernel));
   if (!Selected)
@@ -99,7 +102,11 @@ Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream &A
 
   if (MirOut)
     mir::print(*MirOut, Fn, mir::TargetKind::Simt);
-  emit::printSimtAsm(Asm, Fn);
+  if (Asm)
+    emit::printSimtAsm(*Asm, Fn);
+  if (Image)
+    if (Error E = Image->addKernel(Fn))
+      return E;
 
   Report.Name = Fn.Name;
   Report.RegistersUsed = Fn.Stats.RegistersUsed;
@@ -209,12 +216,35 @@ Expected<CompileResult> compilePreparedModule(Module &M, StringRef SourceName,
         formatv("{0}: no kernel (__global__ function) to compile", SourceName));
 
   CompileResult Result;
+  // --emit obj encodes the MIR straight into the image (a third of the back
+  // end's time went to printing and re-parsing the listing); the image is
+  // byte-identical to the assembled listing's (ImageBuilderTest).
+  if (Opts.Emit == EmitKind::Obj) {
+    emit::SimtImageBuilder Image;
+    for (Function *K : Kernels) {
+      KernelReport Report;
+      if (Error E = compileKernel(*K, Opts, nullptr, &Image, nullptr, Report))
+        return E;
+      Result.Kernels.push_back(std::move(Report));
+    }
+    Expected<isel::ConstLayout> Const = isel::layoutConstants(M); // all kernels
+    if (!Const)
+      return Const.takeError();
+    if (!Const->Symbols.empty()) // as printConstSection prints nothing then
+      Image.setConstSection(Const->Bytes);
+    Expected<KernelImage> Img = Image.take();
+    if (!Img)
+      return Img.takeError();
+    Result.Image = std::move(*Img);
+    return Result;
+  }
+
   std::string AsmText, MirText;
   raw_string_ostream Asm(AsmText), Mir(MirText);
   Asm << "# " << SourceName << ", compiled by tandem for simt at -O" << Opts.OptLevel << "\n";
   for (Function *K : Kernels) {
     KernelReport Report;
-    if (Error E = compileKernel(*K, Opts, Asm,
+    if (Error E = compileKernel(*K, Opts, &Asm, nullptr,
                                 Opts.Emit == EmitKind::MIR ? &Mir : nullptr, Report))
       return E;
     Result.Kernels.push_back(std::move(Report));

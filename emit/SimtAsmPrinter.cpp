@@ -125,24 +125,20 @@ private:
 
   void printHeader() {
     unsigned Words = simtCodeWords(Fn);
-    std::string Name = toCIdentifier(Fn.Name, "kernel");
+    std::string Name = simtKernelName(Fn);
     OS << formatv("\n# kernel {0}: {1} registers used, {2} spill bytes per thread, "
                   "{3} instructions\n",
                   Name, Fn.Stats.RegistersUsed, Fn.Stats.SpillBytes, Words);
     if (Name != Fn.Name)
       OS << "# (named '" << Fn.Name << "' in the IR)\n";
     OS << ".kernel " << Name << "\n";
+    std::vector<std::string> Names = simtParamNames(Fn);
     for (size_t K = 0; K < Fn.Params.size(); ++K) {
       const mir::Param &P = Fn.Params[K];
       // The assembler places parameters at 0, 4, 8, ... in declaration
       // order; selection must have laid them out the same way.
       assert(P.Offset == 4 * K && "parameters must be 4 bytes each, in order");
-      std::string PName = toCIdentifier(P.Name, formatv("p{0}", K).str());
-      // Two IR names may sanitize to the same identifier; the index keeps
-      // them apart.
-      for (size_t J = 0; J < K; ++J)
-        if (toCIdentifier(Fn.Params[J].Name, formatv("p{0}", J).str()) == PName)
-          PName += formatv("_{0}", K).str();
+      const std::string &PName = Names[K];
       OS << "  .param " << PName << " " << paramKindName(P.Kind) << "\n";
       ParamNames[P.Offset] = PName;
     }
@@ -277,6 +273,24 @@ private:
 } // namespace
 
 void printSimtAsm(raw_ostream &OS, const mir::Function &Fn) { Printer(OS, Fn).print(); }
+
+std::string simtKernelName(const mir::Function &Fn) {
+  return toCIdentifier(Fn.Name, "kernel");
+}
+
+std::vector<std::string> simtParamNames(const mir::Function &Fn) {
+  std::vector<std::string> Sanitized, Names;
+  for (size_t K = 0; K < Fn.Params.size(); ++K)
+    Sanitized.push_back(toCIdentifier(Fn.Params[K].Name, formatv("p{0}", K).str()));
+  // Two IR names may sanitize to the same identifier; the index keeps them
+  // apart.
+  for (size_t K = 0; K < Sanitized.size(); ++K) {
+    Names.push_back(Sanitized[K]);
+    if (llvm::is_contained(ArrayRef(Sanitized).take_front(K), Sanitized[K]))
+      Names.back() += formatv("_{0}", K).str();
+  }
+  return Names;
+}
 
 unsigned simtCodeWords(const mir::Function &Fn) {
   unsigned Words = 0;

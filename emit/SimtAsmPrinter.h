@@ -13,6 +13,9 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+#include <vector>
+
 namespace tandem::emit {
 
 void printSimtAsm(llvm::raw_ostream &OS, const mir::Function &Fn);
@@ -20,5 +23,15 @@ void printSimtAsm(llvm::raw_ostream &OS, const mir::Function &Fn);
 /// Code words \p Fn assembles to (an `li` may take two, IMPLICIT_DEF none):
 /// the "instructions" of the listing's header comment.
 unsigned simtCodeWords(const mir::Function &Fn);
+
+/// The kernel's name in the listing and the image: a C identifier (IR names
+/// may hold '.', '$' or start with a digit).
+std::string simtKernelName(const mir::Function &Fn);
+
+/// The parameters' names in the listing and the image, in order: C
+/// identifiers ("p<K>" when unnamed), a repeat of an earlier one's name
+/// suffixed "_<K>". The printer and emit/ImageBuilder both use these, so the
+/// image built from MIR names what the assembled listing names.
+std::vector<std::string> simtParamNames(const mir::Function &Fn);
 
 } // namespace tandem::emit
