@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SuiteKernels.h"
 #include "emit/ImageBuilder.h"
 #include "emit/SimtAsmPrinter.h"
 
@@ -81,17 +82,6 @@ void expectSameImage(const KernelImage &Direct, const KernelImage &Assembled) {
 // Every suite kernel, through the whole compiler
 //===----------------------------------------------------------------------===//
 
-std::vector<std::string> suiteKernels() {
-  std::vector<std::string> Files;
-  std::error_code EC;
-  std::string Dir = std::string(TANDEM_SOURCE_DIR) + "/microbench/kernels";
-  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-    if (sys::path::extension(It->path()) == ".cu")
-      Files.push_back(It->path());
-  std::sort(Files.begin(), Files.end());
-  return Files;
-}
-
 KernelImage compiledImage(const std::string &File, unsigned OptLevel,
                           compiler::EmitKind Emit) {
   compiler::CompileOptions Opts;
@@ -114,7 +104,7 @@ KernelImage compiledImage(const std::string &File, unsigned OptLevel,
 }
 
 TEST(ImageBuilderTest, EverySuiteKernelMatchesItsAssembledListing) {
-  std::vector<std::string> Files = suiteKernels();
+  std::vector<std::string> Files = tandem::testing::suiteKernels();
   ASSERT_GE(Files.size(), 10u) << "the kernel suite went missing";
   bool SawConstData = false;
   for (const std::string &File : Files)

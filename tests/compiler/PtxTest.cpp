@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SuiteKernels.h"
 #include "compiler/Compiler.h"
 #include "isel/SelectPtx.h"
 
@@ -76,20 +77,9 @@ std::string ptxasErrors(const std::string &Ptxas, StringRef Ptx) {
   return Rc == 0 ? "" : "ptxas exit " + std::to_string(Rc) + ":\n" + Messages;
 }
 
-std::vector<std::string> suiteKernels() {
-  std::vector<std::string> Files;
-  std::error_code EC;
-  std::string Dir = std::string(TANDEM_SOURCE_DIR) + "/microbench/kernels";
-  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-    if (sys::path::extension(It->path()) == ".cu")
-      Files.push_back(It->path());
-  std::sort(Files.begin(), Files.end());
-  return Files;
-}
-
 TEST(PtxCompile, EverySuiteKernelPassesPtxas) {
   std::optional<std::string> Ptxas = findPtxas();
-  std::vector<std::string> Files = suiteKernels();
+  std::vector<std::string> Files = tandem::testing::suiteKernels();
   ASSERT_GE(Files.size(), 10u) << "the kernel suite went missing";
   for (const std::string &File : Files) {
     SCOPED_TRACE(File);

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuModel.h"
+#include "ReportGpu.h"
 
 #include "../../gpu/Sparse.h"
 
@@ -47,12 +48,7 @@ int main(int Argc, char **Argv) {
     std::string Name = gpu::syntheticName(Spec);
     gpu::Rng R(gpu::matrixSeed(Name));
     gpu::Csr G = gpu::syntheticFromSpec(Spec, R);
-    sparse::CsrMatrix A;
-    A.Rows = uint32_t(G.Rows);
-    A.Cols = uint32_t(G.Cols);
-    A.RowPtr.assign(G.RowPtr.begin(), G.RowPtr.end());
-    A.ColIdx.assign(G.Col.begin(), G.Col.end());
-    A.Values = G.Val;
+    sparse::CsrMatrix A = tandem::cli::toSparseCsr(G);
     sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForL2(*P));
     std::printf("%s: nnz %llu, longest row %u, window imbalance %.2f, x sectors per window "
                 "%.1f, x L2 misses %llu\n",

@@ -100,12 +100,7 @@ TEST(ReportGpu, SpmvRowsUseTheMatrixStatistics) {
   ASSERT_EQ(gpu::syntheticName(Spec), Uniform);
   gpu::Rng Random(gpu::matrixSeed(Uniform));
   gpu::Csr G = gpu::syntheticFromSpec(Spec, Random);
-  sparse::CsrMatrix A;
-  A.Rows = uint32_t(G.Rows);
-  A.Cols = uint32_t(G.Cols);
-  A.RowPtr.assign(G.RowPtr.begin(), G.RowPtr.end());
-  A.ColIdx.assign(G.Col.begin(), G.Col.end());
-  A.Values = G.Val;
+  sparse::CsrMatrix A = tandem::cli::toSparseCsr(G);
   sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForL2(P));
   for (SpmvVariant V : {SpmvVariant::Scalar, SpmvVariant::Vector, SpmvVariant::Merge}) {
     const ReportRow *Row = findRow(*R, spmvVariantName(V).str(), Uniform);

@@ -25,6 +25,16 @@ using namespace tandem::models;
 
 namespace tandem::cli {
 
+sparse::CsrMatrix toSparseCsr(const gpu::Csr &A) {
+  sparse::CsrMatrix M;
+  M.Rows = uint32_t(A.Rows);
+  M.Cols = uint32_t(A.Cols);
+  M.RowPtr.assign(A.RowPtr.begin(), A.RowPtr.end());
+  M.ColIdx.assign(A.Col.begin(), A.Col.end());
+  M.Values = A.Val;
+  return M;
+}
+
 namespace {
 
 Error failure(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
@@ -123,16 +133,6 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     return true;
   }
   return false;
-}
-
-sparse::CsrMatrix toSparseCsr(const gpu::Csr &A) {
-  sparse::CsrMatrix M;
-  M.Rows = uint32_t(A.Rows);
-  M.Cols = uint32_t(A.Cols);
-  M.RowPtr.assign(A.RowPtr.begin(), A.RowPtr.end());
-  M.ColIdx.assign(A.Col.begin(), A.Col.end());
-  M.Values = A.Val;
-  return M;
 }
 
 /// The median ms of our PTX in a results entry, if timed.

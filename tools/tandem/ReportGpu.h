@@ -30,7 +30,19 @@
 #include <string>
 #include <vector>
 
+namespace tandem::gpu {
+struct Csr;
+} // namespace tandem::gpu
+
+namespace tandem::sparse {
+struct CsrMatrix;
+} // namespace tandem::sparse
+
 namespace tandem::cli {
+
+/// The runner's CSR (gpu/Sparse.h, no LLVM) as the sparse library's, for
+/// its statistics.
+sparse::CsrMatrix toSparseCsr(const gpu::Csr &A);
 
 struct GpuReportRows {
   std::vector<models::ReportRow> Rows;
