@@ -13,7 +13,10 @@
 // (CLOCK_THREAD_CPUTIME_ID), not wall time: on a shared machine wall time
 // also counts the slices other processes ran in, which made the ratio swing
 // by 30% between runs; both compilers are single-threaded, so CPU time is
-// the work each does. tandem_wall_ms and llc_wall_ms give the wall times.
+// the work each does. tandem_wall_ms and llc_wall_ms give the wall times;
+// tandem_faults and llc_faults the page faults per compile (memory the
+// kernel had to map in, which the CPU time includes: a compile that
+// unmaps and re-faults large blocks each time shows up there).
 // The prepared IR uses the 32-bit nvptx triple our simt target wants; llc
 // compiles it for that triple (issue 4 names nvptx64: the code generator is
 // the same, only pointer width differs).
@@ -42,6 +45,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <sys/resource.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +61,14 @@ double threadCpuSeconds() {
   timespec T;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &T);
   return double(T.tv_sec) + 1e-9 * double(T.tv_nsec);
+}
+
+/// Page faults the calling thread has taken (minor: memory the kernel had
+/// to map in; each costs CPU time that CLOCK_THREAD_CPUTIME_ID counts).
+double threadPageFaults() {
+  rusage U;
+  getrusage(RUSAGE_THREAD, &U);
+  return double(U.ru_minflt + U.ru_majflt);
 }
 
 struct PreparedSource {
@@ -109,6 +121,7 @@ void compileSideBySide(benchmark::State &State, const PreparedSource &Src) {
   }
   tandem::compiler::CompileOptions Opts;
   double TandemSeconds = 0, LlcSeconds = 0, TandemWall = 0, LlcWall = 0;
+  double TandemFaults = 0, LlcFaults = 0;
   for (auto _ : State) {
     State.PauseTiming();
     std::unique_ptr<Module> Ours = CloneModule(*Src.M);
@@ -116,23 +129,30 @@ void compileSideBySide(benchmark::State &State, const PreparedSource &Src) {
     State.ResumeTiming();
 
     auto T0 = Clock::now();
+    double F0 = threadPageFaults();
     double C0 = threadCpuSeconds();
     auto Result = tandem::compiler::compilePreparedModule(*Ours, Src.Name, Opts);
     double C1 = threadCpuSeconds();
+    double F1 = threadPageFaults();
     auto T1 = Clock::now();
     if (!Result) {
       State.SkipWithError(toString(Result.takeError()).c_str());
       return;
     }
+    double F2 = threadPageFaults();
+    double C2Start = threadCpuSeconds();
     bool LlcOk = runLlc(*TM, *Theirs);
     double C2 = threadCpuSeconds();
+    double F3 = threadPageFaults();
     auto T2 = Clock::now();
     if (!LlcOk) {
       State.SkipWithError("llc's code generator failed");
       return;
     }
     TandemSeconds += C1 - C0;
-    LlcSeconds += C2 - C1;
+    LlcSeconds += C2 - C2Start;
+    TandemFaults += F1 - F0;
+    LlcFaults += F3 - F2;
     TandemWall += std::chrono::duration<double>(T1 - T0).count();
     LlcWall += std::chrono::duration<double>(T2 - T1).count();
   }
@@ -141,6 +161,8 @@ void compileSideBySide(benchmark::State &State, const PreparedSource &Src) {
   State.counters["llc_ms"] = 1e3 * LlcSeconds / N;
   State.counters["tandem_wall_ms"] = 1e3 * TandemWall / N;
   State.counters["llc_wall_ms"] = 1e3 * LlcWall / N;
+  State.counters["tandem_faults"] = TandemFaults / N;
+  State.counters["llc_faults"] = LlcFaults / N;
   State.counters["llc_over_tandem"] = TandemSeconds > 0 ? LlcSeconds / TandemSeconds : 0;
 }
 

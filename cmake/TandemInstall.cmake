@@ -78,6 +78,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tandem
   FILES_MATCHING PATTERN "*.h")
 install(FILES
   ${PROJECT_SOURCE_DIR}/target/simt/ISA.h
+  ${PROJECT_SOURCE_DIR}/target/common/SelectionPattern.h
   ${TANDEM_GENERATED_DIR}/simt/SimtGenInstrInfo.inc
   DESTINATION include/tandem/simt)
 install(FILES ${TANDEM_DEFAULT_CONFIG} DESTINATION share/tandem/configs)

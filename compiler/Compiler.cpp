@@ -61,8 +61,9 @@ Error verifyAfter(StringRef Stage, const mir::Function &Fn, bool AfterCfgLowerin
   return createStringError(formatv("internal compiler error after {0}: {1}", Stage, Problem));
 }
 
-/// One kernel from prepared IR to assembly text on \p Asm, or, when \p Image
-/// is given (--emit obj), straight into the image.
+/// One kernel from prepared IR to allocated MIR, then written to each output
+/// given: its assembly text on \p Asm (--emit asm), its code straight into
+/// \p Image (--emit obj), its MIR on \p MirOut (--emit mir).
 Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream *Asm,
                     emit::SimtImageBuilder *Image, raw_ostream *MirOut,
                     KernelReport &Report) {
@@ -239,23 +240,30 @@ Expected<CompileResult> compilePreparedModule(Module &M, StringRef SourceName,
     return Result;
   }
 
-  std::string AsmText, MirText;
-  raw_string_ostream Asm(AsmText), Mir(MirText);
+  // --emit mir stops after allocation: the MIR is the output, so there is no
+  // listing to print and nothing to assemble.
+  if (Opts.Emit == EmitKind::MIR) {
+    raw_string_ostream Mir(Result.Text);
+    for (Function *K : Kernels) {
+      KernelReport Report;
+      if (Error E = compileKernel(*K, Opts, nullptr, nullptr, &Mir, Report))
+        return E;
+      Result.Kernels.push_back(std::move(Report));
+    }
+    return Result;
+  }
+
+  std::string AsmText;
+  raw_string_ostream Asm(AsmText);
   Asm << "# " << SourceName << ", compiled by tandem for simt at -O" << Opts.OptLevel << "\n";
   for (Function *K : Kernels) {
     KernelReport Report;
-    if (Error E = compileKernel(*K, Opts, &Asm, nullptr,
-                                Opts.Emit == EmitKind::MIR ? &Mir : nullptr, Report))
+    if (Error E = compileKernel(*K, Opts, &Asm, nullptr, nullptr, Report))
       return E;
     Result.Kernels.push_back(std::move(Report));
   }
   if (Error E = isel::printConstSection(Asm, M)) // __constant__ data, all kernels
     return E;
-
-  if (Opts.Emit == EmitKind::MIR) {
-    Result.Text = std::move(MirText);
-    return Result;
-  }
   // The listing is what the assembler reads, so --emit asm is checked by
   // assembling it too; a failure here is the printer's bug.
   Expected<KernelImage> Img = tandem::assemble(AsmText, SourceName.str() + ".s");

@@ -871,13 +871,6 @@ std::optional<MnemonicInfo> resolveMnemonic(const Token &T,
 // The assembler proper
 //===----------------------------------------------------------------------===//
 
-/// li/lif need one word when movi's sign-extended immediate holds the value.
-bool fitsOneMovi(uint32_t Value) {
-  auto [Min, Max] = simt::immRange(Opcode::MOVI);
-  int64_t Signed = static_cast<int32_t>(Value);
-  return Signed >= Min && Signed <= Max;
-}
-
 class Assembler {
 public:
   Assembler(const SourceMgr &SM, StringRef FileName)
@@ -1353,7 +1346,7 @@ private:
     }
     Item.Rd = static_cast<uint8_t>(*Rd);
     Item.Value = *Value;
-    Item.Words = fitsOneMovi(*Value) ? 1 : 2;
+    Item.Words = simt::fitsOneMovi(*Value) ? 1 : 2;
     Item.Valid = true;
   }
 

@@ -50,20 +50,12 @@ std::vector<KernelParam> kernelParams(const mir::Function &Fn) {
   return Params;
 }
 
-/// `li` needs one word when movi's sign-extended immediate holds the value
-/// (Assembler.cpp fitsOneMovi).
-bool fitsOneMovi(uint32_t Value) {
-  auto [Min, Max] = simt::immRange(simt::Opcode::MOVI);
-  int64_t Signed = static_cast<int32_t>(Value);
-  return Signed >= Min && Signed <= Max;
-}
-
 /// Code words \p I becomes, as the assembler lays it out.
 unsigned wordsOf(const mir::Inst &I) {
   if (I.Opcode == mir::IMPLICIT_DEF)
     return 0;
   if (I.Opcode == mir::LI && I.Ops.size() == 2)
-    return fitsOneMovi(static_cast<uint32_t>(I.Ops[1].Imm)) ? 1 : 2;
+    return simt::fitsOneMovi(static_cast<uint32_t>(I.Ops[1].Imm)) ? 1 : 2;
   return 1;
 }
 
@@ -218,7 +210,7 @@ private:
     simt::DecodedInst Lo;
     Lo.Op = simt::Opcode::MOVI;
     Lo.Rd = static_cast<uint8_t>(*Rd);
-    if (fitsOneMovi(Value)) {
+    if (simt::fitsOneMovi(Value)) {
       Lo.Imm = static_cast<int32_t>(Value);
       return emit(Lo);
     }

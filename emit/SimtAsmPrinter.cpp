@@ -82,10 +82,8 @@ const simt::InstrDesc &descOf(const mir::Inst &I) {
 unsigned codeWords(const mir::Inst &I) {
   if (I.Opcode == mir::IMPLICIT_DEF)
     return 0;
-  if (I.Opcode == mir::LI) {
-    int64_t V = I.Ops[1].Imm;
-    return V >= -131072 && V <= 131071 ? 1 : 2;
-  }
+  if (I.Opcode == mir::LI)
+    return simt::fitsOneMovi(static_cast<uint32_t>(I.Ops[1].Imm)) ? 1 : 2;
   return 1;
 }
 

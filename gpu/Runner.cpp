@@ -1042,8 +1042,7 @@ int run(const Options &O) {
           if (std::find(SyntheticDone.begin(), SyntheticDone.end(), Name) != SyntheticDone.end())
             continue;
           SyntheticDone.push_back(Name);
-          Rng MatrixRandom(matrixSeed(Name));
-          Csr A = syntheticFromSpec(S, MatrixRandom);
+          Csr A = syntheticMatrix(S);
           TimeSpmv(A, Name, S["matrix"].S);
           continue;
         }

@@ -240,4 +240,11 @@ inline uint64_t matrixSeed(const std::string &Name) {
   return H;
 }
 
+/// The matrix of a csr timing spec, seeded by its name: what the runner
+/// times and what `tandem report` and the tests regenerate (one recipe).
+inline Csr syntheticMatrix(const Json &S) {
+  Rng R(matrixSeed(syntheticName(S)));
+  return syntheticFromSpec(S, R);
+}
+
 } // namespace tandem::gpu

@@ -5,6 +5,7 @@
 #include "ISA.h"
 #include "PTX.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -272,12 +273,24 @@ std::string verify(const Function &Fn, TargetKind T, bool AfterCfgLowering) {
   DenseSet<const Block *> Known;
   for (const auto &B : Fn.Blocks)
     Known.insert(B.get());
-  DenseSet<Reg> Defined;
+  // Vregs some instruction defines, by index (a flat bit vector: this runs
+  // after every stage). Defs of out-of-range vregs are reported below; they
+  // still count as defined, so the messages name the right problem.
+  BitVector Defined(Fn.numVRegs());
+  DenseSet<Reg> DefinedOutOfRange;
   for (const auto &B : Fn.Blocks)
     for (const Inst &I : B->Insts)
       for (const Operand &O : I.Ops)
-        if (O.isReg() && O.IsDef)
-          Defined.insert(O.R);
+        if (O.isReg() && O.IsDef && isVirtual(O.R)) {
+          if (O.R - VirtRegBase < Fn.numVRegs())
+            Defined.set(O.R - VirtRegBase);
+          else
+            DefinedOutOfRange.insert(O.R);
+        }
+  auto IsDefined = [&](Reg R) {
+    return R - VirtRegBase < Fn.numVRegs() ? Defined.test(R - VirtRegBase)
+                                           : DefinedOutOfRange.contains(R);
+  };
   if (Fn.Blocks.empty())
     return formatv("{0}: function has no blocks", Fn.Name).str();
   for (const auto &B : Fn.Blocks) {
@@ -302,7 +315,7 @@ std::string verify(const Function &Fn, TargetKind T, bool AfterCfgLowering) {
       for (const Operand &O : I.Ops) {
         if (O.isBlock() && !Known.count(O.Target))
           return Where("branch to a block not in the function");
-        if (O.isReg() && !O.IsDef && isVirtual(O.R) && !Defined.count(O.R))
+        if (O.isReg() && !O.IsDef && isVirtual(O.R) && !IsDefined(O.R))
           return Where(formatv("%v{0} is used but never defined", O.R - VirtRegBase).str());
         if (O.isReg() && isVirtual(O.R) && O.R - VirtRegBase >= Fn.numVRegs())
           return Where("virtual register out of range");

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tandem::mir {
@@ -114,9 +115,19 @@ struct Inst {
 
   Inst() = default;
   Inst(unsigned Opc, std::initializer_list<Operand> O) : Opcode(Opc), Ops(O) {}
+  Inst(const Inst &) = default;
+  Inst &operator=(const Inst &) = default;
+  /// noexcept (SmallVector's move does not say so, though moving one never
+  /// allocates), so that a growing std::vector<Inst> moves its instructions
+  /// instead of copying each one, operands and Loc string included.
+  Inst(Inst &&) noexcept = default;
+  Inst &operator=(Inst &&) noexcept = default;
 
   bool isPseudo() const { return mir::isPseudo(Opcode); }
 };
+static_assert(std::is_nothrow_move_constructible_v<Inst> &&
+                  std::is_nothrow_move_assignable_v<Inst>,
+              "std::vector<Inst> would copy instructions when it grows");
 
 class Block {
 public:

@@ -9,7 +9,8 @@
 //    math library included) and recursion is an error;
 //  - kernel pointer parameters point to global memory (addrspace 1), stack
 //    objects to local memory (addrspace 5); loads, stores and atomics all
-//    have a specific address space (generic ones left are an error); a load
+//    have a specific address space (generic ones left are an error on simt;
+//    ptx accesses them with generic ld/st/atom); a load
 //    or store through a select of pointers into two different spaces is
 //    split into an if/else with one access per space;
 //  - optimized at the requested level (LLVM's default -O pipeline; at -O0
@@ -1057,7 +1058,9 @@ void checkInstruction(const Instruction &I, PrepTarget Target, Problems &P) {
           "give local arrays a compile-time size (no alloca or variable-length arrays)");
   if (isa<VAArgInst>(&I))
     P.add(I, "variadic argument access", "variadic functions are not supported");
-  if (std::optional<unsigned> AS = memoryAccessAddressSpace(I); AS && *AS == GenericAS)
+  // ptx has generic ld/st/atom (the hardware finds the window); simt does not.
+  if (std::optional<unsigned> AS = memoryAccessAddressSpace(I);
+      AS && *AS == GenericAS && Target == PrepTarget::Simt)
     P.add(I, "memory access through a generic pointer whose address space is unknown",
           "the SIMT target needs to know whether a pointer is global, __shared__ or local; "
           "avoid selecting between pointers to different memories and storing pointers in "

@@ -415,7 +415,8 @@ Error Selector::selectStore(StoreInst &S) {
 // atomicrmw cmpxchg
 //===----------------------------------------------------------------------===//
 //
-// atom.<space>.<op> rd, [rs1], rs2 returns the old value; the address has no
+// atom.<space>.<op> rd, [rs1], rs2 returns the old value (the instruction
+// from SimtPatterns.td's atomic_<op>_<space> patterns); the address has no
 // offset field, so a folded offset is added first. sub is add of the
 // negation. Orderings and scopes need nothing: simt atomics are applied in
 // order, lanes of a warp in lane order.
@@ -441,23 +442,12 @@ Error Selector::selectAtomicRMW(AtomicRMWInst &I) {
   Type *T = I.getType();
   if (!(T->isIntegerTy(32) || T->isFloatTy() || T->isPointerTy()))
     return cannotSelect(I, "simt atomics are 32-bit only");
-  StringRef Op;
-  bool Negate = false;
-  switch (I.getOperation()) {
-  case AtomicRMWInst::Add: Op = "add"; break;
-  case AtomicRMWInst::Sub: Op = "add"; Negate = true; break;
-  case AtomicRMWInst::FAdd: Op = "fadd"; break;
-  case AtomicRMWInst::Min: Op = "min"; break;
-  case AtomicRMWInst::Max: Op = "max"; break;
-  case AtomicRMWInst::UMin: Op = "minu"; break;
-  case AtomicRMWInst::UMax: Op = "maxu"; break;
-  case AtomicRMWInst::Xchg: Op = "exch"; break;
-  default:
-    return cannotSelect(I, formatv("simt has no atomic {0} (it has add, fadd, min, max, minu, "
-                                   "maxu, exch and cas)",
-                                   AtomicRMWInst::getOperationName(I.getOperation()))
-                               .str());
-  }
+  // The instruction comes from the table (atomic_<op>_<space> patterns);
+  // sub has none: it is add of the negated value.
+  StringRef Op = AtomicRMWInst::getOperationName(I.getOperation());
+  bool Negate = I.getOperation() == AtomicRMWInst::Sub;
+  if (Negate)
+    Op = "add";
   StringRef Space;
   Expected<Reg> Addr = atomicAddress(*this, I, I.getPointerOperand(), Space);
   if (!Addr)
@@ -466,8 +456,16 @@ Error Selector::selectAtomicRMW(AtomicRMWInst &I) {
   if (!V)
     return V.takeError();
   Reg Val = Negate ? emitRR(Opcode::SUB, 0, *V) : *V;
-  emit(mnemonicOpcode("atom." + Space + "." + Op),
-       {Operand::def(result(&I)), Operand::use(*Addr), Operand::use(Val)});
+  Expected<bool> Done = selectByPattern(("atomicrmw." + Op + "." + Space).str(),
+                                        {{nullptr, Ext::Any, *Addr}, {nullptr, Ext::Any, Val}},
+                                        result(&I));
+  if (!Done)
+    return Done.takeError();
+  if (!*Done)
+    return cannotSelect(I, formatv("simt has no atomic {0} (it has add, fadd, min, max, umin, "
+                                   "umax, xchg and cas)",
+                                   AtomicRMWInst::getOperationName(I.getOperation()))
+                               .str());
   return Error::success();
 }
 

@@ -1,16 +1,20 @@
 //===- SelectOps.cpp - simt lowering rules: arithmetic, compares, casts ---===//
 //
 // Rules for 32-bit-or-narrower values (i64 is SelectWide.cpp's), grouped by
-// IR opcode. The pattern table (SimtPatterns.td) is tried first wherever it
-// can express the operation; these rules add what a one-to-one pattern
-// cannot: operand extension for narrow integers, compare predicates,
-// contraction, special registers, warp operations.
+// IR opcode. The instruction always comes from the pattern table
+// (SimtPatterns.td) where a one-to-one pattern can express the operation:
+// arithmetic, compares, special registers, barrier, shuffles, votes. These
+// rules add what a pattern cannot: operand extension for narrow integers,
+// canonical compare operands and le/ge-with-constant rewrites, unordered fp
+// compares, contraction, bit tricks, and the NVVM checks (barrier id,
+// shuffle width).
 //
 // Invariant relied on and kept (SelectSimtImpl.h): the upper bits of an
 // i1/i8/i16 register are undefined; a rule that reads them extends first.
 //
 //===----------------------------------------------------------------------===//
 
+#include "PatternMatch.h"
 #include "SelectSimtImpl.h"
 
 #include "llvm/IR/IntrinsicInst.h"
@@ -94,29 +98,50 @@ Error Selector::selectBinary(BinaryOperator &I) {
 // icmp (i1..i32, pointers)
 //===----------------------------------------------------------------------===//
 //
-// The ISA has eq/ne/lt/le register forms, signed and unsigned, and
-// eq/ne/lt/gt immediate forms. gt/ge with registers swap the operands;
-// le/ge with an immediate become lt/gt with the immediate moved by one.
+// The table (SimtPatterns.td) has eq/ne/lt/le register forms, signed and
+// unsigned, gt/ge as swapped register forms, and eq/ne/lt/gt immediate
+// forms. What is left here: the constant goes right, operands are extended
+// as the predicate's signedness says, and le/ge against a constant become
+// lt/gt with the constant moved by one when that reaches an immediate form.
 
 void Selector::emitIntCompare(CmpInst::Predicate P, Reg Dst, Reg A, Reg B) {
-  Opcode O;
-  bool Swap = false;
-  switch (P) {
-  case CmpInst::ICMP_EQ: O = Opcode::SETEQ; break;
-  case CmpInst::ICMP_NE: O = Opcode::SETNE; break;
-  case CmpInst::ICMP_SLT: O = Opcode::SETLT; break;
-  case CmpInst::ICMP_SLE: O = Opcode::SETLE; break;
-  case CmpInst::ICMP_SGT: O = Opcode::SETLT; Swap = true; break;
-  case CmpInst::ICMP_SGE: O = Opcode::SETLE; Swap = true; break;
-  case CmpInst::ICMP_ULT: O = Opcode::SETLTU; break;
-  case CmpInst::ICMP_ULE: O = Opcode::SETLEU; break;
-  case CmpInst::ICMP_UGT: O = Opcode::SETLTU; Swap = true; break;
-  default: O = Opcode::SETLEU; Swap = true; break; // uge
-  }
-  if (Swap)
-    std::swap(A, B);
-  emit(O, {Operand::def(Dst), Operand::use(A), Operand::use(B)});
+  Expected<bool> Done =
+      selectByPattern(comparePatternName(P), {{nullptr, Ext::Any, A}, {nullptr, Ext::Any, B}}, Dst);
+  if (!Done || !*Done)
+    report_fatal_error("SimtPatterns.td lost its register pattern for " +
+                       Twine(comparePatternName(P)) +
+                       (Done ? Twine() : ": " + toString(Done.takeError())));
   noteZext(Dst, 1);
+}
+
+/// `x <= K` is `x < K+1` and `x >= K` is `x > K-1` unless K is the extreme
+/// value: the predicate and constant that reach the lt/gt immediate forms.
+/// \p K is the 32-bit operand value (sign-extended for signed predicates).
+static std::optional<std::pair<CmpInst::Predicate, int64_t>> strictForm(CmpInst::Predicate P,
+                                                                         int64_t K) {
+  uint32_t UK = static_cast<uint32_t>(K);
+  auto Signed32 = [](uint32_t V) { return static_cast<int64_t>(static_cast<int32_t>(V)); };
+  switch (P) {
+  case CmpInst::ICMP_SLE:
+    if (K != INT32_MAX)
+      return std::pair(CmpInst::ICMP_SLT, K + 1);
+    break;
+  case CmpInst::ICMP_SGE:
+    if (K != INT32_MIN)
+      return std::pair(CmpInst::ICMP_SGT, K - 1);
+    break;
+  case CmpInst::ICMP_ULE:
+    if (UK != UINT32_MAX)
+      return std::pair(CmpInst::ICMP_ULT, Signed32(UK + 1));
+    break;
+  case CmpInst::ICMP_UGE:
+    if (UK != 0)
+      return std::pair(CmpInst::ICMP_UGT, Signed32(UK - 1));
+    break;
+  default:
+    break;
+  }
+  return std::nullopt;
 }
 
 Error Selector::emitIntCompareValues(CmpInst::Predicate P, Value *A, Value *B, Reg Dst) {
@@ -125,67 +150,27 @@ Error Selector::emitIntCompareValues(CmpInst::Predicate P, Value *A, Value *B, R
     P = CmpInst::getSwappedPredicate(P);
   }
   Ext E = CmpInst::isSigned(P) ? Ext::Sext : Ext::Zext;
-  Expected<Reg> RA = regOf(A, E);
-  if (!RA)
-    return RA.takeError();
-  auto *C = dyn_cast<ConstantInt>(B);
-  if (!C) {
-    Expected<Reg> RB = regOf(B, E);
-    if (!RB)
-      return RB.takeError();
-    emitIntCompare(P, Dst, *RA, *RB);
-    return Error::success();
+  if (auto *C = dyn_cast<ConstantInt>(B)) {
+    if (auto Strict = strictForm(P, constValue(*C, E))) {
+      PatternInput Inputs[] = {{0, std::nullopt}, {0, Strict->second}};
+      const target::PatternDesc *Imm = findPattern(
+          simt::selectionPatterns(), comparePatternName(Strict->first), 0, Inputs);
+      if (Imm && takesImmediate(*Imm, 1)) {
+        Expected<Reg> RA = regOf(A, E);
+        if (!RA)
+          return RA.takeError();
+        emit(Imm->Opcode, {Operand::def(Dst), Operand::use(*RA), Operand::imm(Strict->second)});
+        noteZext(Dst, 1);
+        return Error::success();
+      }
+    }
   }
-  // The constant as the 32-bit register value the operand is compared with.
-  int64_t K = constValue(*C, E);
-  uint32_t UK = static_cast<uint32_t>(K);
-  auto Imm = [&](Opcode O, int64_t V) -> Error {
-    emit(O, {Operand::def(Dst), Operand::use(*RA), Operand::imm(V)});
-    noteZext(Dst, 1);
-    return Error::success();
-  };
-  auto Signed32 = [](uint32_t V) { return static_cast<int64_t>(static_cast<int32_t>(V)); };
-  switch (P) {
-  case CmpInst::ICMP_EQ:
-  case CmpInst::ICMP_NE:
-  case CmpInst::ICMP_SLT:
-  case CmpInst::ICMP_ULT: {
-    Opcode O = P == CmpInst::ICMP_EQ    ? Opcode::SETEQI
-               : P == CmpInst::ICMP_NE  ? Opcode::SETNEI
-               : P == CmpInst::ICMP_SLT ? Opcode::SETLTI
-                                        : Opcode::SETLTUI;
-    if (fitsImm(O, K))
-      return Imm(O, K);
-    break;
-  }
-  case CmpInst::ICMP_SGT:
-    if (fitsImm(Opcode::SETGTI, K))
-      return Imm(Opcode::SETGTI, K);
-    break;
-  case CmpInst::ICMP_UGT:
-    if (fitsImm(Opcode::SETGTUI, K))
-      return Imm(Opcode::SETGTUI, K);
-    break;
-  case CmpInst::ICMP_SLE: // x <= K  <=>  x < K+1 unless K is the largest value
-    if (K != INT32_MAX && fitsImm(Opcode::SETLTI, K + 1))
-      return Imm(Opcode::SETLTI, K + 1);
-    break;
-  case CmpInst::ICMP_SGE:
-    if (K != INT32_MIN && fitsImm(Opcode::SETGTI, K - 1))
-      return Imm(Opcode::SETGTI, K - 1);
-    break;
-  case CmpInst::ICMP_ULE:
-    if (UK != UINT32_MAX && fitsImm(Opcode::SETLTUI, Signed32(UK + 1)))
-      return Imm(Opcode::SETLTUI, Signed32(UK + 1));
-    break;
-  case CmpInst::ICMP_UGE:
-    if (UK != 0 && fitsImm(Opcode::SETGTUI, Signed32(UK - 1)))
-      return Imm(Opcode::SETGTUI, Signed32(UK - 1));
-    break;
-  default:
-    break;
-  }
-  emitIntCompare(P, Dst, *RA, loadImm(K));
+  Expected<bool> Done = selectByPattern(comparePatternName(P), {{A, E}, {B, E}}, Dst);
+  if (!Done)
+    return Done.takeError();
+  if (!*Done)
+    return cannotSelect(*CurInst, "no pattern in SimtPatterns.td matches this compare");
+  noteZext(Dst, 1);
   return Error::success();
 }
 
@@ -197,9 +182,9 @@ Error Selector::selectICmp(ICmpInst &I) {
 // fcmp
 //===----------------------------------------------------------------------===//
 //
-// fset{eq,ne,lt,le} are the ordered predicates (false on NaN) and fsetnan
-// tests "unordered". Each unordered predicate is the negation of an ordered
-// one (ult = !oge), so it is that compare followed by xori 1.
+// The table has the ordered predicates (false on NaN) and uno. Each other
+// unordered predicate is the negation of an ordered one (ult = !oge), and
+// ord is !uno, so it is that compare followed by xori 1.
 
 Error Selector::selectFCmp(FCmpInst &I) {
   Reg Dst = result(&I);
@@ -209,34 +194,22 @@ Error Selector::selectFCmp(FCmpInst &I) {
     emit(mir::LI, {Operand::def(Dst), Operand::imm(P == CmpInst::FCMP_TRUE)});
     return Error::success();
   }
-  bool Invert = CmpInst::isUnordered(P) && P != CmpInst::FCMP_UNO;
-  CmpInst::Predicate Ordered = Invert ? CmpInst::getInversePredicate(P) : P;
+  bool Invert = (CmpInst::isUnordered(P) && P != CmpInst::FCMP_UNO) || P == CmpInst::FCMP_ORD;
+  CmpInst::Predicate Tested = Invert ? CmpInst::getInversePredicate(P) : P;
   Expected<Reg> A = regOf(I.getOperand(0)), B = regOf(I.getOperand(1));
   if (!A)
     return A.takeError();
   if (!B)
     return B.takeError();
-  Reg RA = *A, RB = *B;
-  Opcode O;
-  bool InvertNan = false;
-  switch (Ordered) {
-  case CmpInst::FCMP_OEQ: O = Opcode::FSETEQ; break;
-  case CmpInst::FCMP_ONE: O = Opcode::FSETNE; break;
-  case CmpInst::FCMP_OLT: O = Opcode::FSETLT; break;
-  case CmpInst::FCMP_OLE: O = Opcode::FSETLE; break;
-  case CmpInst::FCMP_OGT: O = Opcode::FSETLT; std::swap(RA, RB); break;
-  case CmpInst::FCMP_OGE: O = Opcode::FSETLE; std::swap(RA, RB); break;
-  case CmpInst::FCMP_UNO: O = Opcode::FSETNAN; break;
-  case CmpInst::FCMP_ORD: O = Opcode::FSETNAN; InvertNan = true; break;
-  default:
+  Reg T = Invert ? newReg() : Dst;
+  Expected<bool> Done = selectByPattern(
+      comparePatternName(Tested), {{nullptr, Ext::Any, *A}, {nullptr, Ext::Any, *B}}, T);
+  if (!Done)
+    return Done.takeError();
+  if (!*Done)
     return cannotSelect(I);
-  }
-  if (!Invert && !InvertNan) {
-    emit(O, {Operand::def(Dst), Operand::use(RA), Operand::use(RB)});
-    return Error::success();
-  }
-  Reg T = emitRR(O, RA, RB);
-  emit(Opcode::XORI, {Operand::def(Dst), Operand::use(T), Operand::imm(1)});
+  if (Invert)
+    emit(Opcode::XORI, {Operand::def(Dst), Operand::use(T), Operand::imm(1)});
   return Error::success();
 }
 
@@ -529,17 +502,22 @@ Error Selector::selectIntrinsic(IntrinsicInst &II) {
 //===----------------------------------------------------------------------===//
 
 Error Selector::selectNvvm(IntrinsicInst &II, StringRef Name) {
-  // %tid.x and friends: the suffix is the special register's name.
+  auto FromTable = [&](StringRef Node, ArrayRef<PatArg> Args, Reg Dst,
+                       StringRef Why = {}) -> Error {
+    Expected<bool> Done = selectByPattern(Node, Args, Dst);
+    if (!Done)
+      return Done.takeError();
+    return *Done ? Error::success() : cannotSelect(II, Why);
+  };
+  // %tid.x and friends: one pattern per special register (sreg_* nodes).
+  StringRef Full = Name;
   if (Name.consume_front("llvm.nvvm.read.ptx.sreg.")) {
     if (Name == "warpsize") {
       emit(mir::LI, {Operand::def(result(&II)), Operand::imm(simt::WarpSize)});
       return Error::success();
     }
-    std::optional<simt::SpecialReg> SR = simt::lookupSpecialReg(Name);
-    if (!SR)
-      return cannotSelect(II, formatv("special register %{0} does not exist on simt", Name).str());
-    emit(Opcode::S2R, {Operand::def(result(&II)), Operand::imm(static_cast<int64_t>(*SR))});
-    return Error::success();
+    return FromTable(Full, {}, result(&II),
+                     formatv("special register %{0} does not exist on simt", Name).str());
   }
   // __syncthreads(): bar has no barrier number, so only barrier 0 exists.
   if (Name == "llvm.nvvm.barrier0" || Name == "llvm.nvvm.bar.sync" ||
@@ -550,8 +528,7 @@ Error Selector::selectNvvm(IntrinsicInst &II, StringRef Name) {
         return cannotSelect(II, "simt has one barrier per block; named barriers (id != 0) are "
                                 "not supported");
     }
-    emit(Opcode::BAR, {});
-    return Error::success();
+    return FromTable("llvm.nvvm.barrier0", {}, mir::NoReg);
   }
   if (Name.starts_with("llvm.nvvm.membar."))
     return Error::success(); // accesses complete in order (see Fence)
@@ -560,50 +537,32 @@ Error Selector::selectNvvm(IntrinsicInst &II, StringRef Name) {
   // value: 0 for up, 0x1f otherwise (a narrower width is not supported).
   if (Name.consume_front("llvm.nvvm.shfl.")) {
     bool Sync = Name.consume_front("sync.");
-    std::pair<StringRef, Opcode> Kinds[] = {{"idx.", Opcode::SHFL_IDX},
-                                            {"up.", Opcode::SHFL_UP},
-                                            {"down.", Opcode::SHFL_DOWN},
-                                            {"bfly.", Opcode::SHFL_XOR}};
-    for (auto [Prefix, O] : Kinds) {
-      if (!Name.starts_with(Prefix) || II.getType()->isStructTy())
-        continue;
-      unsigned First = Sync ? 1 : 0;
-      auto *Clamp = dyn_cast<ConstantInt>(II.getArgOperand(First + 2));
-      uint64_t Want = O == Opcode::SHFL_UP ? 0 : 0x1f;
-      if (!Clamp || Clamp->getZExtValue() != Want)
-        return cannotSelect(II, formatv("only full-warp shuffles are supported on simt (width "
-                                        "32: the last argument must be {0})",
-                                        Want)
-                                    .str());
-      Expected<Reg> V = regOf(II.getArgOperand(First));
-      Expected<Reg> L = regOf(II.getArgOperand(First + 1), Ext::Zext);
-      if (!V)
-        return V.takeError();
-      if (!L)
-        return L.takeError();
-      emit(O, {Operand::def(result(&II)), Operand::use(*V), Operand::use(*L)});
-      return Error::success();
-    }
-    return cannotSelect(II);
+    StringRef Mode = Name.split('.').first;
+    if (!llvm::is_contained({"idx", "up", "down", "bfly"}, Mode) || II.getType()->isStructTy())
+      return cannotSelect(II);
+    unsigned First = Sync ? 1 : 0;
+    auto *Clamp = dyn_cast<ConstantInt>(II.getArgOperand(First + 2));
+    uint64_t Want = Mode == "up" ? 0 : 0x1f;
+    if (!Clamp || Clamp->getZExtValue() != Want)
+      return cannotSelect(II, formatv("only full-warp shuffles are supported on simt (width "
+                                      "32: the last argument must be {0})",
+                                      Want)
+                                  .str());
+    return FromTable(("shfl." + Mode).str(),
+                     {{II.getArgOperand(First)}, {II.getArgOperand(First + 1), Ext::Zext}},
+                     result(&II));
   }
   // __any_sync / __all_sync / __ballot_sync: the mask is ignored (votes see
   // the active lanes).
   if (Name.consume_front("llvm.nvvm.vote.")) {
-    Opcode O;
-    if (Name.starts_with("any"))
-      O = Opcode::VOTE_ANY;
-    else if (Name.starts_with("all"))
-      O = Opcode::VOTE_ALL;
-    else if (Name.starts_with("ballot"))
-      O = Opcode::VOTE_BALLOT;
-    else
+    StringRef Kind = Name.split('.').first;
+    if (!llvm::is_contained({"any", "all", "ballot"}, Kind))
       return cannotSelect(II, "this vote is not supported on simt (any, all, ballot are)");
-    Expected<Reg> P = regOf(II.getArgOperand(II.arg_size() - 1), Ext::Zext);
-    if (!P)
-      return P.takeError();
     Reg Dst = result(&II);
-    emit(O, {Operand::def(Dst), Operand::use(*P)});
-    if (O != Opcode::VOTE_BALLOT)
+    if (Error E = FromTable(("vote." + Kind).str(),
+                            {{II.getArgOperand(II.arg_size() - 1), Ext::Zext}}, Dst))
+      return E;
+    if (Kind != "ballot")
       noteZext(Dst, 1);
     return Error::success();
   }

@@ -19,19 +19,29 @@
 //   * constants become immediates where the instruction's operand accepts one
 //     (RegOrImm) and a `mov` into a fresh register, once per block, elsewhere.
 //
-// Rules are grouped by IR opcode below; arithmetic goes through the pattern
-// table (selectByPattern), which knows nothing about PTX beyond the classes.
+// Table-driven (PtxPatterns.td through the shared isel/PatternMatch.h, via
+// selectByPattern): arithmetic, selects, conversions, compares (setp with
+// its condition code), special-register reads, barriers and memory
+// barriers, shuffles, votes and atomics per space ([base+off] addressing). The rules below keep what is not
+// one-to-one: i8/i16 promotion, i1 logic and i1 compares, sign-extending
+// narrow operands of signed compares, casts between address spaces, GEPs,
+// loads and stores per space (ld.global.nc for read-only data), atomic sub,
+// i64 shift amounts, contraction, cttz and 64-bit counts, control flow.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SelectPtx.h"
 
+#include "PatternMatch.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -40,6 +50,7 @@
 #include "llvm/IR/Operator.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Transforms/Utils/UnrollLoop.h"
 
 #include <map>
 
@@ -103,6 +114,7 @@ struct PatArg {
   Value *V = nullptr;
   Reg R = mir::NoReg;
   RegClass Class = RegClass::B32;
+  std::optional<int64_t> Offset = std::nullopt; ///< set: an address, [R + *Offset]
 };
 
 class PtxSelector {
@@ -121,6 +133,7 @@ public:
     if (Error E = layoutLocals())
       return E;
     createBlocks();
+    findNoUnrollHeaders();
     Cur = Fn->Blocks.front().get();
     loadParams();
     for (BasicBlock &BB : F)
@@ -568,6 +581,29 @@ private:
     }
   }
 
+  /// Headers of loops LLVM has unrolled already or must not unroll: a back
+  /// edge carries llvm.loop.unroll.disable (or unroll.count 1). Their blocks
+  /// start with `.pragma "nounroll"`, as NVPTX's printer writes, or ptxas
+  /// unrolls them again (a runtime-unrolled loop's remainder, 3 iterations
+  /// at most, became 3 more copies of the body).
+  void findNoUnrollHeaders() {
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    for (Loop *L : LI.getLoopsInPreorder()) {
+      SmallVector<BasicBlock *, 2> Latches;
+      L->getLoopLatches(Latches);
+      for (BasicBlock *Latch : Latches) {
+        MDNode *LoopID = Latch->getTerminator()->getMetadata(LLVMContext::MD_loop);
+        if (!LoopID)
+          continue;
+        MDNode *Count = GetUnrollMetadata(LoopID, "llvm.loop.unroll.count");
+        if (GetUnrollMetadata(LoopID, "llvm.loop.unroll.disable") ||
+            (Count && mdconst::extract<ConstantInt>(Count->getOperand(1))->isOne()))
+          NoUnrollHeaders.insert(L->getHeader());
+      }
+    }
+  }
+
   //===--- blocks, PHIs -------------------------------------------------===//
 
   Error createPhis(BasicBlock &BB) {
@@ -593,6 +629,7 @@ private:
         Cur = Pred;
         BlockConsts.clear();
         BlockSyms.clear();
+        BlockSignExtended.clear();
         Expected<Reg> R = regOf(Phi->getIncomingValue(K));
         if (!R)
           return R.takeError();
@@ -608,6 +645,11 @@ private:
     Cur = BlockMap[&BB];
     BlockConsts.clear();
     BlockSyms.clear();
+    BlockSignExtended.clear();
+    if (NoUnrollHeaders.contains(&BB)) {
+      CurLoc.clear(); // a directive, no source line
+      emit(Opcode::PRAGMA_NOUNROLL, {});
+    }
     for (Instruction &I : BB) {
       if (isa<PHINode>(I))
         continue;
@@ -644,34 +686,49 @@ private:
   /// into \p Dst through the first matching pattern; false when none does.
   Expected<bool> selectByPattern(StringRef IRName, ArrayRef<PatArg> Args, RegClass Result,
                                  Reg Dst) {
-    SmallVector<RegClass, 3> Classes;
+    return matchPattern(IRName, Args, int16_t(Result), Dst);
+  }
+
+  /// The shared matcher (isel/PatternMatch.h) over PtxPatterns.td: classes
+  /// from the IR types, constants offered as immediates (PTX's s32 operands
+  /// take them). \p ResultClass is target::NoResultClass for no result.
+  Expected<bool> matchPattern(StringRef IRName, ArrayRef<PatArg> Args, int16_t ResultClass,
+                              Reg Dst) {
+    SmallVector<PatternInput, 4> Inputs;
     for (const PatArg &A : Args) {
       if (A.R != mir::NoReg) {
-        Classes.push_back(A.Class);
+        Inputs.push_back({uint8_t(A.Class), A.Offset, A.Offset.has_value()});
         continue;
       }
       std::optional<RegClass> C = classOf(A.V->getType());
       if (!C)
         return false;
-      Classes.push_back(*C);
+      PatternInput In{uint8_t(*C), std::nullopt};
+      if (!A.V->getType()->isPointerTy())
+        In.Imm = immediateOf(A.V);
+      Inputs.push_back(In);
     }
-    for (const ptx::PatternDesc &P : ptx::selectionPatterns()) {
-      if (IRName != P.IRName || P.NumArgs != Args.size() || P.Result != Result ||
-          !std::equal(Classes.begin(), Classes.end(), P.Args))
-        continue;
-      const ptx::InstrDesc &D = ptx::getDesc(P.Inst);
-      SmallVector<Operand, 4> Ops(D.NumOperands, Operand::imm(0));
-      Ops[0] = Operand::def(Dst); // a pattern's instruction has one def, first
-      for (unsigned K = 0; K < Args.size(); ++K) {
-        Expected<Operand> O = operandFor(Args[K], D.Operands[P.ArgOperand[K]]);
-        if (!O)
-          return O.takeError();
-        Ops[P.ArgOperand[K]] = *O;
-      }
-      emit(P.Inst, Ops);
-      return true;
-    }
-    return false;
+    const target::PatternDesc *P =
+        findPattern(ptx::selectionPatterns(), IRName, ResultClass, Inputs);
+    if (!P)
+      return false;
+    Expected<SmallVector<Operand, 6>> Ops =
+        patternOperands(*P, Dst, Inputs, [&](unsigned K) -> Expected<Reg> {
+          return Args[K].R != mir::NoReg ? Expected<Reg>(Args[K].R) : regOf(Args[K].V);
+        });
+    if (!Ops)
+      return Ops.takeError();
+    emit(unsigned(P->Opcode), *Ops);
+    return true;
+  }
+
+  /// \p IRName from the table, an instruction without a result.
+  Error byPatternNoResult(Instruction &I, StringRef IRName, ArrayRef<PatArg> Args,
+                          StringRef Why = "no pattern in PtxPatterns.td matches") {
+    Expected<bool> Done = matchPattern(IRName, Args, target::NoResultClass, mir::NoReg);
+    if (!Done)
+      return Done.takeError();
+    return *Done ? Error::success() : cannotSelect(I, Why);
   }
 
   Error byPattern(Instruction &I, StringRef IRName, ArrayRef<PatArg> Args) {
@@ -789,17 +846,22 @@ private:
     return int64_t((uint64_t(1) << T->getIntegerBitWidth()) - 1);
   }
 
-  /// \p V (i8/i16) sign-extended to 32 bits, as a pattern operand.
+  /// \p V (i8/i16) sign-extended to 32 bits, as a pattern operand. Computed
+  /// once per block: every signed use in the block (a compare after a
+  /// division, a sext next to an ashr) reads the same word.
   Expected<PatArg> signExtended(Value *V) {
     unsigned Bits = V->getType()->getIntegerBitWidth();
     if (auto *C = dyn_cast<ConstantInt>(V))
       return PatArg{nullptr, materialize(C->getSExtValue(), RegClass::B32), RegClass::B32};
+    if (auto Known = BlockSignExtended.find(V); Known != BlockSignExtended.end())
+      return PatArg{nullptr, Known->second, RegClass::B32};
     Expected<Reg> X = regOf(V);
     if (!X)
       return X.takeError();
     Reg Up = newReg(RegClass::B32), Word = newReg(RegClass::B32);
     emit(Opcode::SHL_32, {Operand::def(Up), Operand::use(*X), Operand::imm(32 - Bits)});
     emit(Opcode::SRA_32, {Operand::def(Word), Operand::use(Up), Operand::imm(32 - Bits)});
+    BlockSignExtended[V] = Word;
     return PatArg{nullptr, Word, RegClass::B32};
   }
 
@@ -893,55 +955,6 @@ private:
 
   //===--- compares and selects ------------------------------------------===//
 
-  static ptx::CondCode intCondCode(CmpInst::Predicate P) {
-    using CC = ptx::CondCode;
-    switch (P) {
-    case CmpInst::ICMP_EQ: return CC::EQ;
-    case CmpInst::ICMP_NE: return CC::NE;
-    case CmpInst::ICMP_SLT: return CC::LT;
-    case CmpInst::ICMP_SLE: return CC::LE;
-    case CmpInst::ICMP_SGT: return CC::GT;
-    case CmpInst::ICMP_SGE: return CC::GE;
-    case CmpInst::ICMP_ULT: return CC::LO;
-    case CmpInst::ICMP_ULE: return CC::LS;
-    case CmpInst::ICMP_UGT: return CC::HI;
-    default: return CC::HS; // ICMP_UGE
-    }
-  }
-
-  std::optional<ptx::CondCode> floatCondCode(CmpInst::Predicate P) {
-    using CC = ptx::CondCode;
-    switch (P) {
-    case CmpInst::FCMP_OEQ: return CC::EQ;
-    case CmpInst::FCMP_ONE: return CC::NE;
-    case CmpInst::FCMP_OLT: return CC::LT;
-    case CmpInst::FCMP_OLE: return CC::LE;
-    case CmpInst::FCMP_OGT: return CC::GT;
-    case CmpInst::FCMP_OGE: return CC::GE;
-    case CmpInst::FCMP_UEQ: return CC::EQU;
-    case CmpInst::FCMP_UNE: return CC::NEU;
-    case CmpInst::FCMP_ULT: return CC::LTU;
-    case CmpInst::FCMP_ULE: return CC::LEU;
-    case CmpInst::FCMP_UGT: return CC::GTU;
-    case CmpInst::FCMP_UGE: return CC::GEU;
-    case CmpInst::FCMP_ORD: return CC::NUM;
-    case CmpInst::FCMP_UNO: return CC::NaN;
-    default: return std::nullopt; // true / false
-    }
-  }
-
-  Error emitSetp(Instruction &I, Opcode O, ptx::CondCode CC, PatArg A, PatArg B) {
-    const ptx::InstrDesc &D = ptx::getDesc(O);
-    Expected<Operand> OA = operandFor(A, D.Operands[2]);
-    if (!OA)
-      return OA.takeError();
-    Expected<Operand> OB = operandFor(B, D.Operands[3]);
-    if (!OB)
-      return OB.takeError();
-    emit(O, {Operand::def(result(&I)), Operand::imm(int64_t(CC)), *OA, *OB});
-    return Error::success();
-  }
-
   Error selectICmp(ICmpInst &I) {
     Value *A = I.getOperand(0), *B = I.getOperand(1);
     RegClass C = *classOf(A->getType());
@@ -958,9 +971,9 @@ private:
         emit(Opcode::NOT_PRED, {Operand::def(result(&I)), Operand::use(X)});
       return Error::success();
     }
+    // setp with its condition code comes from the table (IntCmpPat).
+    std::string Node = comparePatternName(I.getPredicate());
     bool Unsigned = I.isUnsigned() || I.isEquality();
-    Opcode O = C == RegClass::B32 ? (Unsigned ? Opcode::SETP_U32 : Opcode::SETP_S32)
-                                  : (Unsigned ? Opcode::SETP_U64 : Opcode::SETP_S64);
     if (!Unsigned && isNarrowInt(A->getType())) { // compare the sign-extended words
       Expected<PatArg> SA = signExtended(A);
       if (!SA)
@@ -968,20 +981,20 @@ private:
       Expected<PatArg> SB = signExtended(B);
       if (!SB)
         return SB.takeError();
-      return emitSetp(I, O, intCondCode(I.getPredicate()), *SA, *SB);
+      return byPattern(I, Node, {*SA, *SB});
     }
-    return emitSetp(I, O, intCondCode(I.getPredicate()), {A}, {B});
+    return byPattern(I, Node, argsOf({A, B}));
   }
 
+  /// setp.<cc>.f32/f64 from the table (FpCmpPat); true and false are
+  /// constants.
   Error selectFCmp(FCmpInst &I) {
-    std::optional<ptx::CondCode> CC = floatCondCode(I.getPredicate());
-    if (!CC) {
-      Reg K = materialize(I.getPredicate() == CmpInst::FCMP_TRUE, RegClass::Pred);
-      bindResult(I, K);
+    CmpInst::Predicate P = I.getPredicate();
+    if (P == CmpInst::FCMP_TRUE || P == CmpInst::FCMP_FALSE) {
+      bindResult(I, materialize(P == CmpInst::FCMP_TRUE, RegClass::Pred));
       return Error::success();
     }
-    Opcode O = I.getOperand(0)->getType()->isFloatTy() ? Opcode::SETP_F32 : Opcode::SETP_F64;
-    return emitSetp(I, O, *CC, {I.getOperand(0)}, {I.getOperand(1)});
+    return byPattern(I, comparePatternName(P), argsOf({I.getOperand(0), I.getOperand(1)}));
   }
 
   /// selp for values; i1 values: (c & t) | (~c & f).
@@ -1091,14 +1104,12 @@ private:
     Expected<Reg> X = regOf(I.getOperand(0));
     if (!X)
       return X.takeError();
-    unsigned Bits = I.getOperand(0)->getType()->getIntegerBitWidth();
     Reg Word = *X;
     if (I.getOpcode() == Instruction::SExt) {
-      // Shift the value to the top and back arithmetically.
-      Reg Up = newReg(RegClass::B32);
-      Word = newReg(RegClass::B32);
-      emit(Opcode::SHL_32, {Operand::def(Up), Operand::use(*X), Operand::imm(32 - Bits)});
-      emit(Opcode::SRA_32, {Operand::def(Word), Operand::use(Up), Operand::imm(32 - Bits)});
+      Expected<PatArg> S = signExtended(I.getOperand(0)); // shared with other signed uses
+      if (!S)
+        return S.takeError();
+      Word = S->R;
       if (I.getType()->isIntegerTy(64)) {
         emit(Opcode::CVT_S64_S32, {Operand::def(result(&I)), Operand::use(Word)});
         return Error::success();
@@ -1234,9 +1245,12 @@ private:
     case SharedAS: return StringRef("SHARED");
     case LocalAS: return StringRef("LOCAL");
     case ConstAS: return StringRef("CONST");
+    // A pointer whose space preparation could not infer (loaded from
+    // memory, passed through an integer): generic ld/st/atom.
+    case GenericAS: return StringRef("GENERIC");
     default:
-      return cannotSelect(I, "only global, shared, local and const memory accesses are "
-                             "supported on ptx (preparation should have inferred the space)");
+      return cannotSelect(I, "only global, shared, local, const and generic memory accesses "
+                             "are supported on ptx");
     }
   }
 
@@ -1324,56 +1338,36 @@ private:
       return Space.takeError();
     if (*Space == "LOCAL")
       return cannotSelect(I, "atomics on local memory are not supported on ptx");
+    // The instruction comes from the table (atomic_<op>_<space> patterns,
+    // the value's class picks the width); atom has no sub: add the negated
+    // value. i8/i16 would match the 32-bit forms, so they are refused here.
     Type *T = I.getType();
-    bool I32 = T->isIntegerTy(32), I64 = T->isIntegerTy(64);
-    StringRef Kind;
-    Value *V = I.getValOperand();
-    Reg Operand2 = mir::NoReg;
-    switch (I.getOperation()) {
-    case AtomicRMWInst::Add: Kind = I32 ? "ADD_U32" : I64 ? "ADD_U64" : ""; break;
-    case AtomicRMWInst::Sub: {
-      // atom has no sub: add the negated value.
-      if (!I32 && !I64)
-        break;
-      Expected<Reg> R = regOf(V);
+    StringRef Unsupported = "this atomic operation or type is not supported on ptx";
+    if (isNarrowInt(T))
+      return cannotSelect(I, Unsupported);
+    StringRef Op = AtomicRMWInst::getOperationName(I.getOperation());
+    PatArg Value{I.getValOperand()};
+    if (I.getOperation() == AtomicRMWInst::Sub && (T->isIntegerTy(32) || T->isIntegerTy(64))) {
+      Expected<Reg> R = regOf(Value.V);
       if (!R)
         return R.takeError();
-      Operand2 = newReg(I32 ? RegClass::B32 : RegClass::B64);
-      emit(I32 ? Opcode::SUB_32 : Opcode::SUB_64,
-           {Operand::def(Operand2), Operand::imm(0), Operand::use(*R)});
-      Kind = I32 ? "ADD_U32" : "ADD_U64";
-      break;
+      RegClass C = T->isIntegerTy(32) ? RegClass::B32 : RegClass::B64;
+      Reg Negated = newReg(C);
+      emit(C == RegClass::B32 ? Opcode::SUB_32 : Opcode::SUB_64,
+           {Operand::def(Negated), Operand::imm(0), Operand::use(*R)});
+      Value = {nullptr, Negated, C};
+      Op = "add";
     }
-    case AtomicRMWInst::FAdd: Kind = T->isFloatTy() ? "ADD_F32" : ""; break;
-    case AtomicRMWInst::Min: Kind = I32 ? "MIN_S32" : ""; break;
-    case AtomicRMWInst::Max: Kind = I32 ? "MAX_S32" : ""; break;
-    case AtomicRMWInst::UMin: Kind = I32 ? "MIN_U32" : ""; break;
-    case AtomicRMWInst::UMax: Kind = I32 ? "MAX_U32" : ""; break;
-    case AtomicRMWInst::Xchg: Kind = I32 ? "EXCH_B32" : I64 ? "EXCH_B64" : ""; break;
-    case AtomicRMWInst::And: Kind = I32 ? "AND_B32" : ""; break;
-    case AtomicRMWInst::Or: Kind = I32 ? "OR_B32" : ""; break;
-    case AtomicRMWInst::Xor: Kind = I32 ? "XOR_B32" : ""; break;
-    case AtomicRMWInst::UIncWrap: Kind = I32 ? "INC_U32" : ""; break;
-    case AtomicRMWInst::UDecWrap: Kind = I32 ? "DEC_U32" : ""; break;
-    default: break;
-    }
-    if (Kind.empty())
-      return cannotSelect(I, "this atomic operation or type is not supported on ptx");
-    std::optional<Opcode> O = op(("ATOM_" + *Space + "_" + Kind).str());
-    if (!O)
-      return internal(I, "no atom instruction for this operation");
     Expected<Address> A = addressOf(I.getPointerOperand());
     if (!A)
       return A.takeError();
-    if (Operand2 == mir::NoReg) {
-      Expected<Reg> R = regOf(V);
-      if (!R)
-        return R.takeError();
-      Operand2 = *R;
-    }
-    emit(*O, {Operand::def(result(&I)), Operand::use(A->Base), Operand::imm(A->Offset),
-              Operand::use(Operand2)});
-    return Error::success();
+    PatArg Addr{nullptr, A->Base, RegClass::B64, A->Offset};
+    Expected<bool> Done =
+        selectByPattern(("atomicrmw." + Op + "." + Space->lower()).str(), {Addr, Value},
+                        *classOf(T), result(&I));
+    if (!Done)
+      return Done.takeError();
+    return *Done ? Error::success() : cannotSelect(I, Unsupported);
   }
 
   /// cmpxchg gives {old, success}; success is old == compare.
@@ -1501,17 +1495,22 @@ private:
     return Error::success();
   }
 
+  /// Special registers, barriers, shuffles and votes come from the table
+  /// (the sreg_*, barrier0, membar_*, shfl_*, vote_* nodes); this checks
+  /// what a pattern cannot say (barrier 0 only, the supported forms) and
+  /// puts the intrinsic's operands in the nodes' order.
   Error selectNvvm(IntrinsicInst &II, StringRef Name) {
+    StringRef Full = Name;
     if (Name.consume_front("llvm.nvvm.read.ptx.sreg.")) {
       if (Name == "warpsize") {
         bindResult(II, materialize(32, RegClass::B32));
         return Error::success();
       }
-      std::optional<ptx::SpecialReg> SR = ptx::lookupSpecialReg(Name);
-      if (!SR)
-        return cannotSelect(II, "this special register is not supported on ptx");
-      emit(Opcode::MOV_SREG, {Operand::def(result(&II)), Operand::imm(int64_t(*SR))});
-      return Error::success();
+      Expected<bool> Done = selectByPattern(Full, {}, RegClass::B32, result(&II));
+      if (!Done)
+        return Done.takeError();
+      return *Done ? Error::success()
+                   : cannotSelect(II, "this special register is not supported on ptx");
     }
     if (Name == "llvm.nvvm.barrier0" || Name == "llvm.nvvm.bar.sync" ||
         Name == "llvm.nvvm.barrier.sync") {
@@ -1520,60 +1519,35 @@ private:
         if (!Id || !Id->isZero())
           return cannotSelect(II, "only barrier 0 (__syncthreads) is supported on ptx");
       }
-      emit(Opcode::BAR_SYNC, {});
-      return Error::success();
+      return byPatternNoResult(II, "llvm.nvvm.barrier0", {});
     }
-    if (Name == "llvm.nvvm.membar.cta") {
-      emit(Opcode::MEMBAR_CTA, {});
-      return Error::success();
-    }
-    if (Name == "llvm.nvvm.membar.gl" || Name == "llvm.nvvm.membar.sys") {
-      emit(Opcode::MEMBAR_GL, {}); // sys is stronger; gl covers one device
-      return Error::success();
-    }
-    if (Name == "llvm.nvvm.bar.warp.sync") {
-      Expected<Operand> M = operandFor({II.getArgOperand(0)}, ptx::getDesc(Opcode::BAR_WARP_SYNC).Operands[0]);
-      if (!M)
-        return M.takeError();
-      emit(Opcode::BAR_WARP_SYNC, {*M});
-      return Error::success();
-    }
+    if (Name.starts_with("llvm.nvvm.membar."))
+      return byPatternNoResult(II, Name, {});
+    if (Name == "llvm.nvvm.bar.warp.sync")
+      return byPatternNoResult(II, Name, argsOf({II.getArgOperand(0)}));
     // llvm.nvvm.shfl.sync.MODE.{i32,f32}(mask, value, lane/delta, clamp).
     if (Name.consume_front("llvm.nvvm.shfl.sync.")) {
       auto [Mode, Type] = Name.split('.');
       if (II.getType()->isStructTy() || (Type != "i32" && Type != "f32"))
         return cannotSelect(II, "this shuffle form is not supported on ptx");
-      std::optional<Opcode> O = op(("SHFL_" + Mode + (Type == "i32" ? "_B32" : "_F32")).str());
-      if (!O)
-        return cannotSelect(II, "this shuffle mode is not supported on ptx");
-      const ptx::InstrDesc &D = ptx::getDesc(*O);
-      SmallVector<Operand, 5> Ops{Operand::def(result(&II))};
-      for (unsigned Arg : {1u, 2u, 3u, 0u}) { // a, b, c, membermask
-        Expected<Operand> Opnd = operandFor({II.getArgOperand(Arg)}, D.Operands[Ops.size()]);
-        if (!Opnd)
-          return Opnd.takeError();
-        Ops.push_back(*Opnd);
-      }
-      emit(*O, Ops);
-      return Error::success();
+      Expected<bool> Done = selectByPattern(
+          ("shfl." + Mode).str(),
+          argsOf({II.getArgOperand(1), II.getArgOperand(2), II.getArgOperand(3),
+                  II.getArgOperand(0)}), // a, b, c, membermask
+          *classOf(II.getType()), result(&II));
+      if (!Done)
+        return Done.takeError();
+      return *Done ? Error::success()
+                   : cannotSelect(II, "this shuffle mode is not supported on ptx");
     }
     // llvm.nvvm.vote.{any,all,ballot}.sync(mask, pred).
     if (Name.consume_front("llvm.nvvm.vote.")) {
-      Opcode O = Name.starts_with("any")      ? Opcode::VOTE_ANY
-                 : Name.starts_with("all")    ? Opcode::VOTE_ALL
-                 : Name.starts_with("ballot") ? Opcode::VOTE_BALLOT
-                                              : Opcode::INVALID;
-      if (O == Opcode::INVALID || !Name.ends_with(".sync"))
+      auto [Kind, Sync] = Name.split('.');
+      if (!llvm::is_contained({"any", "all", "ballot"}, Kind) || Sync != "sync")
         return cannotSelect(II, "this vote is not supported on ptx (any, all, ballot with "
                                 "_sync are)");
-      Expected<Reg> P = regOf(II.getArgOperand(1));
-      if (!P)
-        return P.takeError();
-      Expected<Operand> M = operandFor({II.getArgOperand(0)}, ptx::getDesc(O).Operands[2]);
-      if (!M)
-        return M.takeError();
-      emit(O, {Operand::def(result(&II)), Operand::use(*P), *M});
-      return Error::success();
+      return byPattern(II, ("vote." + Kind).str(),
+                       argsOf({II.getArgOperand(1), II.getArgOperand(0)})); // pred, mask
     }
     return cannotSelect(II, "this NVVM intrinsic has no ptx lowering yet");
   }
@@ -1644,6 +1618,7 @@ private:
   mir::Block *Cur = nullptr;
   std::string CurLoc;
   DenseMap<const BasicBlock *, mir::Block *> BlockMap;
+  SmallPtrSet<const BasicBlock *, 4> NoUnrollHeaders; ///< findNoUnrollHeaders
   DenseMap<const Value *, Reg> Values;
   DenseMap<const Value *, std::pair<Reg, Reg>> Pairs; ///< cmpxchg {old, success}
   DenseMap<const Value *, Address> GEPAddress;
@@ -1654,6 +1629,8 @@ private:
   /// Per block: constants and symbol addresses already in a register.
   std::map<std::pair<unsigned, int64_t>, Reg> BlockConsts;
   DenseMap<unsigned, Reg> BlockSyms;
+  /// Per block: i8/i16 values already sign-extended to a word (signExtended).
+  DenseMap<const Value *, Reg> BlockSignExtended;
   struct PendingPhi {
     PHINode *Phi;
     mir::Block *B;

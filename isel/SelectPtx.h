@@ -11,10 +11,11 @@
 //   (ptx::RegClass from the IR type); plus the ptx::KernelInfo the printer
 //   needs (parameters, shared, __constant__ and __device__ variables with
 //   their initializers, local depot, symbols). i8/i16 values are promoted
-//   to zero-extended B32 registers (see SelectPtx.cpp). Arithmetic
-//   comes from the pattern table (PtxPatterns.td); the rest from the rules
-//   in SelectPtx.cpp. Errors name the kernel, the IR instruction and the
-//   source line.
+//   to zero-extended B32 registers (see SelectPtx.cpp). Arithmetic,
+//   compares, special registers, barriers, warp operations and atomics
+//   come from the pattern table (PtxPatterns.td, through the shared
+//   isel/PatternMatch.h); the rest from the rules in SelectPtx.cpp.
+//   Errors name the kernel, the IR instruction and the source line.
 //
 // lowerPtxOutOfSSA (SelectPtxOutOfSSA.cpp)
 //   Input: selectPtx's output. Output: no PHI; critical edges into blocks

@@ -19,7 +19,17 @@
 // layout. Physical r0 (reads as zero) appears only as a use operand. The
 // result passes mir::verify(Fn, Simt, false).
 //
-// Where the rules live: see SelectSimtImpl.h.
+// Table-driven (SimtPatterns.td through isel/PatternMatch.h): every
+// one-to-one operation: integer and fp32 arithmetic, reg+imm forms, fma,
+// select, int<->float conversions, integer and ordered fp compares (swapped
+// forms included), special-register reads, the barrier, shuffles, votes and
+// atomics per space. C++ keeps what is not one-to-one: legalization
+// (i1/i8/i16 extension, i64 split in SelectWide.cpp), le/ge-against-a-
+// constant rewrites, unordered fp compares (inverse + xori), contraction,
+// funnel shifts, ctlz/cttz/abs/copysign, addresses and memory spaces, loads
+// and stores, atomic sub and cmpxchg (SelectMemory.cpp), control flow, PHIs
+// and divergence marks. Where the rules live: see
+// SelectSimtImpl.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +37,7 @@
 #include "SelectSimtImpl.h"
 
 #include "ConstLayout.h"
+#include "PatternMatch.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
@@ -541,40 +552,38 @@ Reg Selector::extend(Reg R, unsigned Bits, Ext E) {
 }
 
 //===----------------------------------------------------------------------===//
-// The pattern table (SimtPatterns.td): first match wins
+// The pattern table (SimtPatterns.td) through the shared matcher
 //===----------------------------------------------------------------------===//
+//
+// simt has one register class (GPR, class 0): every i1..i32, float and
+// pointer value fits it. A constant is offered as the immediate it is after
+// the operand's extension; the table decides whether an immediate form
+// (simm12) takes it.
 
 Expected<bool> Selector::selectByPattern(StringRef IRName, ArrayRef<PatArg> Args, Reg Dst) {
-  for (const PatArg &A : Args)
-    if (A.V->getType()->isIntegerTy(64))
+  constexpr uint8_t GPRClass = 0;
+  SmallVector<PatternInput, 4> Inputs;
+  for (const PatArg &A : Args) {
+    if (A.R == mir::NoReg && A.V->getType()->isIntegerTy(64))
       return false; // i64 is legalized by SelectWide.cpp, never by the table
-  for (const simt::PatternDesc &P : simt::selectionPatterns()) {
-    if (IRName != P.IRName || P.NumOperands != Args.size())
-      continue;
-    bool Fits = true;
-    for (unsigned K = 0; K < Args.size() && Fits; ++K) {
-      if (P.Operands[K] != simt::PatOperand::Imm)
-        continue;
-      auto *C = dyn_cast<ConstantInt>(Args[K].V);
-      Fits = C && fitsImm(P.Result, constValue(*C, Args[K].E));
-    }
-    if (!Fits)
-      continue;
-    SmallVector<Operand, 4> Ops{Operand::def(Dst)};
-    for (unsigned K = 0; K < Args.size(); ++K) {
-      if (P.Operands[K] == simt::PatOperand::Imm) {
-        Ops.push_back(Operand::imm(constValue(*cast<ConstantInt>(Args[K].V), Args[K].E)));
-        continue;
-      }
-      Expected<Reg> R = regOf(Args[K].V, Args[K].E);
-      if (!R)
-        return R.takeError();
-      Ops.push_back(Operand::use(*R));
-    }
-    emit(P.Result, Ops);
-    return true;
+    PatternInput In{GPRClass, std::nullopt};
+    if (auto *C = dyn_cast_or_null<ConstantInt>(A.V); C && A.R == mir::NoReg)
+      In.Imm = constValue(*C, A.E);
+    Inputs.push_back(In);
   }
-  return false;
+  const target::PatternDesc *P =
+      findPattern(simt::selectionPatterns(), IRName,
+                  Dst == mir::NoReg ? target::NoResultClass : GPRClass, Inputs);
+  if (!P)
+    return false;
+  Expected<SmallVector<Operand, 6>> Ops =
+      patternOperands(*P, Dst, Inputs, [&](unsigned K) -> Expected<Reg> {
+        return Args[K].R != mir::NoReg ? Expected<Reg>(Args[K].R) : regOf(Args[K].V, Args[K].E);
+      });
+  if (!Ops)
+    return Ops.takeError();
+  emit(P->Opcode, *Ops);
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

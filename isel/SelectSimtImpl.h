@@ -3,7 +3,8 @@
 // Private to isel/Select*.cpp: the selector object one kernel is selected
 // with. The lowering rules are split by concern:
 //   SelectSimt.cpp    setup (params, shared and local layout, uniformity),
-//                     block/PHI/branch selection, the pattern-table matcher,
+//                     block/PHI/branch selection, the bridge to the shared
+//                     pattern matcher (isel/PatternMatch.h),
 //                     value-to-register mapping, dead-code cleanup
 //   SelectOps.cpp     integer, compare, fp, cast and intrinsic rules (32-bit)
 //   SelectMemory.cpp  addresses, loads, stores, atomics
@@ -62,10 +63,11 @@ struct ValueRegs {
 enum class Ext : uint8_t { Any, Zext, Sext };
 
 /// One operand handed to the pattern matcher: the IR value and the extension
-/// the operation needs.
+/// the operation needs, or a register already computed (V null).
 struct PatArg {
   llvm::Value *V;
   Ext E = Ext::Any;
+  Reg R = mir::NoReg;
 };
 
 /// A memory address: register + signed byte offset.
@@ -134,8 +136,9 @@ public:
   static int64_t constValue(const llvm::ConstantInt &C, Ext E);
   static unsigned bitsOf(llvm::Type *T);
 
-  /// Selects operation \p IRName (an IR opcode or intrinsic base name) from
-  /// the pattern table into \p Dst; false when no pattern applies.
+  /// Selects operation \p IRName (see isel/PatternMatch.h) from the pattern
+  /// table (SimtPatterns.td) into \p Dst (mir::NoReg: no result); false when
+  /// no pattern applies.
   llvm::Expected<bool> selectByPattern(llvm::StringRef IRName, llvm::ArrayRef<PatArg> Args,
                                        Reg Dst);
 

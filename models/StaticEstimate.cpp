@@ -2,7 +2,9 @@
 //
 // See StaticEstimate.h. The walk keeps, per warp, every register's value in
 // every lane with a "known" bit: known values are what the launch alone
-// determines; everything read from memory is unknown. Control flow follows
+// determines, plus global loads from the input regions the workload gives
+// (host data) and local words the thread stored known (spill slots);
+// everything else read from memory is unknown. Control flow follows
 // the machine code's exec-mask discipline (docs/ISA.md, docs/Divergence.md):
 // emask.and/andn narrow the mask, bnone/bany test it, emask.set restores it.
 //
@@ -13,6 +15,7 @@
 #include "ISA.h"
 #include "TraceProfile.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -195,6 +198,9 @@ private:
   std::optional<size_t> latchMaskLoop(size_t I) const;
   std::optional<size_t> innermostLoop(size_t I) const;
   void write(uint8_t Rd, unsigned Lane, uint32_t V, bool Known);
+  /// The host's bytes at global \p Addr from InputModel::Regions, extended
+  /// as the load does; nullopt outside every region.
+  std::optional<uint32_t> regionValue(uint32_t Addr, unsigned Bytes, bool SignExtend) const;
   Error memory(size_t I, const simt::DecodedInst &D, SmallVectorImpl<uint32_t> &Addrs);
   Error enterLoop(size_t LoopIndex);
   /// The count of data-dependent accesses through \p Param so far in the
@@ -221,7 +227,29 @@ private:
   std::vector<std::array<uint64_t, 32>> Iter;
   std::vector<std::array<int64_t, 32>> Trips;
   std::vector<SmallVector<unsigned, 8>> Ordinals; ///< per loop, per parameter
+  /// Per lane: local words this thread stored with a known value (spill
+  /// slots), by address, so that their reloads are known too.
+  std::array<DenseMap<uint64_t, uint32_t>, 32> LocalWords;
 };
+
+std::optional<uint32_t> WarpWalk::regionValue(uint32_t Addr, unsigned Bytes,
+                                              bool SignExtend) const {
+  for (const InputRegion &Rg : In.Regions) {
+    if (Addr < Rg.Base || !Rg.Words)
+      continue;
+    uint64_t Off = Addr - Rg.Base;
+    if (Off + Bytes > Rg.Words->size() * 4 || (Off % 4) + Bytes > 4)
+      continue;
+    uint32_t V = (*Rg.Words)[Off / 4] >> (8 * (Off % 4));
+    if (Bytes < 4) {
+      V &= (1u << (8 * Bytes)) - 1;
+      if (SignExtend)
+        V = uint32_t(SignExtend32(V, 8 * Bytes));
+    }
+    return V;
+  }
+  return std::nullopt;
+}
 
 uint32_t WarpWalk::special(unsigned Index, unsigned Lane, bool &Known) const {
   uint32_t T = Warp * 32 + Lane;
@@ -351,11 +379,34 @@ Error WarpWalk::memory(size_t I, const simt::DecodedInst &Inst,
       Addr = *Got;
     }
     Addrs.push_back(Addr);
+    bool AddrKnown = (Base.Known >> Lane) & 1;
+    if (D.Space == simt::MemSpace::Local && D.has(simt::IsStore)) {
+      const Reg &Value = R[Inst.Rs2];
+      if (AddrKnown && D.AccessBytes == 4 && ((Value.Known >> Lane) & 1))
+        LocalWords[Lane][Addr] = Value.V[Lane];
+      else if (AddrKnown)
+        LocalWords[Lane].erase(Addr & ~3ull);
+      else // a store the walk cannot place: forget every spill slot
+        LocalWords[Lane].clear();
+    }
     if (!Load)
       continue;
     uint32_t V = 0;
     bool Known = false;
-    if (D.Space == simt::MemSpace::Param && Addr / 4 < L.ParamWords.size()) {
+    if (!AddrKnown || D.has(simt::IsAtomic)) {
+      // unknown: a synthesized address, or an atomic's old value
+    } else if (D.Space == simt::MemSpace::Global) {
+      if (std::optional<uint32_t> Host = regionValue(Addr, D.AccessBytes, D.SignExtend)) {
+        V = *Host;
+        Known = true;
+      }
+    } else if (D.Space == simt::MemSpace::Local) {
+      auto It = LocalWords[Lane].find(Addr);
+      if (D.AccessBytes == 4 && It != LocalWords[Lane].end()) {
+        V = It->second;
+        Known = true;
+      }
+    } else if (D.Space == simt::MemSpace::Param && Addr / 4 < L.ParamWords.size()) {
       V = L.ParamWords[Addr / 4];
       Known = true;
     } else if (D.Space == simt::MemSpace::Const && Addr + 4 <= Img.Const.size()) {

@@ -3,15 +3,16 @@
 // A LaunchProfile (SimtModel.h) built without running the launch: from the
 // compiled kernel's machine code, the launch (grid, block, parameter
 // words), the configuration and, where the code's behaviour depends on
-// memory contents, statistics of the input that the workload supplies
-// (InputModel). The profile then goes through the same TraceProfiler
+// memory contents, statistics or integer data of the input that the
+// workload supplies (InputModel; StaticInputs.h says which). The profile then goes through the same TraceProfiler
 // costing and predictLaunch as the iss-assisted one, so the two estimates
 // differ only in where the instruction counts and addresses come from.
 //
 // How the counts are found: every warp's path through the machine code is
 // followed with the values the launch determines (thread and block
 // indices, special registers, scalar parameters, the buffers' device
-// addresses, constant data) and nothing else: a value loaded from global,
+// addresses, constant data), the input regions and the thread's own spill
+// slots (below), and nothing else: any other value loaded from global,
 // shared or local memory, a float result, a shuffle is "unknown". So
 //   * a loop whose exit depends only on the launch (a counted loop, a
 //     grid-stride loop) runs exactly its trip count per lane: the machine
@@ -26,8 +27,17 @@
 //   * an address that depends on memory contents (a gather x[col[j]])
 //     comes from InputModel::Address (e.g. synthesized from the matrix's
 //     row lengths and x-locality statistics); without it the estimate
-//     fails and says which instruction.
-// No memory contents are read and nothing runs on a device.
+//     fails and says which instruction;
+//   * a global load from one of InputModel::Regions (integer input data
+//     the host holds before the launch: a CSR matrix's rowPtr and colIdx,
+//     a histogram's input words, merge-path results the host computed from
+//     rowPtr) yields the host's word, so loops, branches and addresses that
+//     depend only on that data are followed exactly (StaticInputs.h says
+//     which workload gives what);
+//   * local memory the thread itself wrote with a known value (a spilled
+//     register) reads back known.
+// No device memory is read and nothing runs on a device: the estimate never
+// sees a value a kernel computed on a device, nor any float data.
 //
 // Input invariants: the image holds the kernel; the parameter words are the
 // launch's (pointers: the buffers' device addresses). Guarantees: either a
@@ -48,6 +58,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,8 +87,21 @@ struct DataAccess {
   bool Store = false;
 };
 
+/// Integer input data the host holds, which the walk may read: a global
+/// load of [Base, Base + 4 * Words.size()) yields the host's bytes. It must
+/// hold what the launch would read there (the workload's inputs, or what an
+/// earlier launch writes, computed on the host from the inputs); stores do
+/// not change it.
+struct InputRegion {
+  std::string Name; ///< what it is, for messages and the report's notes
+  uint32_t Base = 0;
+  std::shared_ptr<const std::vector<uint32_t>> Words;
+};
+
 /// What the workload knows about its input that the code cannot show.
 struct InputModel {
+  /// Integer input data the walk may read (see InputRegion).
+  std::vector<InputRegion> Regions;
   /// For the \p LoopOrdinal-th machine loop (by header address), the
   /// distance its induction variable travels for one thread, when the exit
   /// depends on memory contents; nullopt: not known.

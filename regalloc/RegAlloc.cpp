@@ -36,6 +36,7 @@
 
 #include "ISA.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -121,7 +122,13 @@ struct VRegFacts {
   double Occurrences = 0; ///< operands naming it, each weighted 10^LoopDepth
   double Weight = 0;      ///< spill weight: cost of spilling per unit length
   bool Unspillable = false;
-  std::optional<Inst> RematDef;
+  /// The single def that can be re-executed anywhere, or null. Points into
+  /// the function: valid until spill code is inserted (insertSpillCode
+  /// copies the ones it needs first). A pointer, not a copy, because the
+  /// facts of every vreg are rebuilt each round: copies made the table
+  /// 8x larger (it went to mmap and page faults) and cost an allocation
+  /// per copied source location.
+  const Inst *RematDef = nullptr;
   SmallVector<unsigned, 2> CopyPartners; ///< vreg indices
 };
 
@@ -279,7 +286,7 @@ std::vector<VRegFacts> Allocator::computeFacts(const Liveness &L) const {
           if (WritesAllLanes)
             VF.Unspillable = true;
           if (isRematerializable(I))
-            VF.RematDef = I;
+            VF.RematDef = &I;
         } else if (ReadsLaneZero) {
           VF.Unspillable = true;
         }
@@ -294,7 +301,7 @@ std::vector<VRegFacts> Allocator::computeFacts(const Liveness &L) const {
   for (unsigned V = 0; V < F.size(); ++V) {
     VRegFacts &VF = F[V];
     if (VF.Defs != 1)
-      VF.RematDef.reset(); // only a single, context-free def can be recomputed
+      VF.RematDef = nullptr; // only a single, context-free def can be recomputed
     if (IsTemp[V])
       VF.Unspillable = true;
     double Length = L.Intervals[V].size() / 2.0 + 1.0;
@@ -363,15 +370,24 @@ Error Allocator::cannotFit(const Liveness &L, unsigned V, const std::vector<VReg
 Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vector<VRegFacts> &Facts,
                                              std::vector<unsigned> &Spilled) {
   unsigned NV = Fn.numVRegs();
-  std::vector<unsigned> Order;
+  unsigned NumPositions = 2 * L.BlockStart.back() + 2;
+  // Linear-scan order: by interval start, ties by vreg index. A counting
+  // sort over the positions (a stable sort by start of the vregs in index
+  // order gives the same order, at several times the cost).
+  std::vector<unsigned> StartsBefore(NumPositions + 1, 0);
+  unsigned NumIntervals = 0;
+  for (unsigned V = 0; V < NV; ++V)
+    if (!L.Intervals[V].empty()) {
+      ++StartsBefore[L.Intervals[V].start() + 1];
+      ++NumIntervals;
+    }
+  for (unsigned P = 1; P <= NumPositions; ++P)
+    StartsBefore[P] += StartsBefore[P - 1];
+  std::vector<unsigned> Order(NumIntervals);
   for (unsigned V = 0; V < NV; ++V)
     if (!L.Intervals[V].empty())
-      Order.push_back(V);
-  std::stable_sort(Order.begin(), Order.end(), [&](unsigned A, unsigned B) {
-    return L.Intervals[A].start() < L.Intervals[B].start();
-  });
+      Order[StartsBefore[L.Intervals[V].start()]++] = V;
 
-  unsigned NumPositions = 2 * L.BlockStart.back() + 2;
   std::vector<RegOccupancy> Occ;
   Occ.reserve(Opts.NumRegisters);
   for (unsigned R = 0; R < Opts.NumRegisters; ++R)
@@ -479,15 +495,20 @@ void Allocator::appendStore(Reg T, int64_t Off, const std::string &Loc, SmallVec
 
 Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts) {
   std::vector<bool> IsSpilled(Fn.numVRegs(), false);
+  // The defs to recompute, copied before the blocks they live in are
+  // rewritten (Facts' pointers die with them).
+  DenseMap<unsigned, Inst> RematDefOf;
   for (unsigned V : Spilled) {
     IsSpilled[V] = true;
-    if (!Facts[V].RematDef)
+    if (Facts[V].RematDef)
+      RematDefOf.try_emplace(V, *Facts[V].RematDef);
+    else
       SlotOf[V] = NumSlots++;
   }
 
   auto IsRematted = [&](Reg R) {
     return mir::isVirtual(R) && vregIndex(R) < IsSpilled.size() && IsSpilled[vregIndex(R)] &&
-           Facts[vregIndex(R)].RematDef.has_value();
+           Facts[vregIndex(R)].RematDef;
   };
   for (auto &B : Fn.Blocks) {
     std::vector<Inst> Out;
@@ -508,7 +529,7 @@ Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<V
         Reg T = newTemp(V);
         const VRegFacts &VF = Facts[vregIndex(V)];
         if (VF.RematDef) {
-          Inst Remat = *VF.RematDef;
+          Inst Remat = RematDefOf.find(vregIndex(V))->second;
           for (Operand &O : Remat.Ops)
             if (O.isReg() && O.IsDef)
               O.R = T;

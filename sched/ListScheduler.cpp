@@ -12,14 +12,19 @@
 //      budget, in which case instructions that free registers win.
 // Ties keep the original order, so the result is deterministic.
 //
+// Per-vreg facts (live out of a body, local uses left) are flat arrays
+// indexed by vreg number, shared by all blocks of the function: under
+// register pressure the pressure delta of every ready instruction is asked
+// each cycle, and hash-map lookups there were most of the scheduler's time.
+//
 //===----------------------------------------------------------------------===//
 
 #include "sched/ListScheduler.h"
 
 #include "ISA.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
@@ -88,6 +93,19 @@ bool isPseudoTerminator(const Inst &I) {
   return I.Opcode == mir::BR || I.Opcode == mir::BRCOND || I.Opcode == mir::RET;
 }
 
+unsigned vregIndex(Reg R) { return R - mir::VirtRegBase; }
+
+/// Per vreg index, for one function: which values are read outside the
+/// body of the block defining them, and scratch counts of local uses left.
+struct VRegTables {
+  BitVector LiveOut;
+  /// Local uses left of each value defined in the block being scheduled;
+  /// zero for every other vreg (and for all of them between blocks).
+  std::vector<unsigned> Remaining;
+  /// The values defined in the block being scheduled (clear between blocks).
+  BitVector DefinedHere;
+};
+
 struct Node {
   unsigned Latency = 1;
   unsigned Height = 0;
@@ -98,12 +116,15 @@ struct Node {
   /// here; and the values whose last local use it may be.
   SmallVector<Reg, 2> Defs;
   SmallVector<Reg, 4> Uses;
+  /// Uses without repeats, each with how often this node reads it.
+  SmallVector<std::pair<Reg, unsigned>, 4> DistinctUses;
 };
 
 class BlockScheduler {
 public:
-  BlockScheduler(mir::Block &B, const DenseSet<Reg> &LiveOut, const ScheduleOptions &Opts)
-      : B(B), LiveOut(LiveOut), Opts(Opts) {}
+  BlockScheduler(mir::Block &B, VRegTables &Tables, const ScheduleOptions &Opts)
+      : B(B), LiveOut(Tables.LiveOut), Remaining(Tables.Remaining),
+        DefinedHere(Tables.DefinedHere), Opts(Opts) {}
 
   /// Returns how many instructions changed position.
   unsigned run() {
@@ -126,7 +147,9 @@ public:
 
 private:
   mir::Block &B;
-  const DenseSet<Reg> &LiveOut;
+  const BitVector &LiveOut;
+  std::vector<unsigned> &Remaining;
+  BitVector &DefinedHere;
   const ScheduleOptions &Opts;
   size_t Begin = 0, End = 0; // body: [Begin, End)
   std::vector<Node> Nodes;
@@ -173,6 +196,12 @@ private:
           Nd.Defs.push_back(O.R);
         } else {
           Nd.Uses.push_back(O.R);
+          auto Seen =
+              llvm::find_if(Nd.DistinctUses, [&](const auto &U) { return U.first == O.R; });
+          if (Seen != Nd.DistinctUses.end())
+            ++Seen->second;
+          else
+            Nd.DistinctUses.push_back({O.R, 1});
           auto It = DefNode.find(O.R);
           if (It != DefNode.end() && It->second != K)
             addEdge(It->second, K, Nodes[It->second].Latency);
@@ -217,41 +246,44 @@ private:
     }
   }
 
-  /// Local uses left per value defined in this block.
-  DenseMap<Reg, unsigned> countLocalUses() {
-    DenseMap<Reg, unsigned> Remaining;
-    DenseSet<Reg> DefinedHere;
+  /// Remaining := local uses of each value defined in this block; values
+  /// defined elsewhere stay at zero (the tables are all clear between
+  /// blocks).
+  void countLocalUses() {
     for (const Node &Nd : Nodes)
       for (Reg R : Nd.Defs)
-        DefinedHere.insert(R);
+        DefinedHere.set(vregIndex(R));
     for (const Node &Nd : Nodes)
       for (Reg R : Nd.Uses)
-        if (DefinedHere.count(R))
-          ++Remaining[R];
-    return Remaining;
+        if (DefinedHere.test(vregIndex(R)))
+          ++Remaining[vregIndex(R)];
+  }
+
+  /// Leaves the tables clear for the next block.
+  void clearLocalUses() {
+    for (const Node &Nd : Nodes)
+      for (Reg R : Nd.Defs) {
+        DefinedHere.reset(vregIndex(R));
+        Remaining[vregIndex(R)] = 0;
+      }
   }
 
   /// Change in the number of live block-local values if \p K issued now.
-  int pressureDelta(unsigned K, const DenseMap<Reg, unsigned> &Remaining) {
+  int pressureDelta(unsigned K) const {
     int Delta = 0;
     for (Reg R : Nodes[K].Defs)
-      if (LiveOut.count(R) || Remaining.lookup(R) > 0)
+      if (LiveOut.test(vregIndex(R)) || Remaining[vregIndex(R)] > 0)
         ++Delta;
-    SmallVector<Reg, 4> Seen;
-    for (Reg R : Nodes[K].Uses) {
-      if (llvm::is_contained(Seen, R))
-        continue;
-      Seen.push_back(R);
-      unsigned Left = Remaining.lookup(R);
-      unsigned UsesHere = llvm::count(Nodes[K].Uses, R);
-      if (Left != 0 && Left == UsesHere && !LiveOut.count(R))
+    for (auto [R, UsesHere] : Nodes[K].DistinctUses) {
+      unsigned Left = Remaining[vregIndex(R)];
+      if (Left != 0 && Left == UsesHere && !LiveOut.test(vregIndex(R)))
         --Delta;
     }
     return Delta;
   }
 
   std::vector<unsigned> schedule() {
-    DenseMap<Reg, unsigned> Remaining = countLocalUses();
+    countLocalUses();
     // Keep a reserve for values live into the block and for the allocator's
     // own temporaries.
     int Budget = std::max<int>(4, int(Opts.NumRegisters) - 8);
@@ -272,13 +304,13 @@ private:
       for (unsigned K : Ready) {
         if (Nodes[K].Earliest > Cycle) {
           NextCycle = std::min(NextCycle, Nodes[K].Earliest);
-          if (Tight && pressureDelta(K, Remaining) <= 0)
+          if (Tight && pressureDelta(K) <= 0)
             NextRelief = std::min(NextRelief, Nodes[K].Earliest);
           continue;
         }
         // Only under pressure does the choice depend on the delta; otherwise
         // it is computed once, for the pick (below).
-        int Delta = Tight ? pressureDelta(K, Remaining) : 0;
+        int Delta = Tight ? pressureDelta(K) : 0;
         if (!Pick) {
           Pick = K;
           PickDelta = Delta;
@@ -306,13 +338,13 @@ private:
       }
       unsigned K = *Pick;
       if (!Tight)
-        PickDelta = pressureDelta(K, Remaining);
+        PickDelta = pressureDelta(K);
       Ready.erase(llvm::find(Ready, K));
       Order.push_back(K);
       Live += PickDelta;
       for (Reg R : Nodes[K].Uses)
-        if (auto It = Remaining.find(R); It != Remaining.end() && It->second > 0)
-          --It->second;
+        if (unsigned &N = Remaining[vregIndex(R)]; N > 0)
+          --N;
       for (auto [S, Lat] : Nodes[K].Succs) {
         Nodes[S].Earliest = std::max(Nodes[S].Earliest, Cycle + Lat);
         if (--Nodes[S].NumPreds == 0)
@@ -321,26 +353,28 @@ private:
       ++Cycle;
     }
     assert(Order.size() == Nodes.size() && "dependence graph has a cycle");
+    clearLocalUses();
     return Order;
   }
 };
 
 /// Values defined in a block and read outside its body (other blocks, PHIs
-/// anywhere, the block's own terminator).
-DenseSet<Reg> valuesLiveOutOfBodies(const mir::Function &Fn) {
-  DenseMap<Reg, const mir::Block *> DefBlock;
+/// anywhere, the block's own terminator), by vreg index.
+BitVector valuesLiveOutOfBodies(const mir::Function &Fn) {
+  std::vector<const mir::Block *> DefBlock(Fn.numVRegs(), nullptr);
   for (const auto &B : Fn.Blocks)
     for (const Inst &I : B->Insts)
       for (const mir::Operand &O : I.Ops)
         if (O.isReg() && O.IsDef && mir::isVirtual(O.R))
-          DefBlock[O.R] = B.get();
-  DenseSet<Reg> LiveOut;
+          DefBlock[vregIndex(O.R)] = B.get();
+  BitVector LiveOut(Fn.numVRegs());
   for (const auto &B : Fn.Blocks)
     for (const Inst &I : B->Insts)
       for (const mir::Operand &O : I.Ops)
         if (O.isReg() && !O.IsDef && mir::isVirtual(O.R) &&
-            (DefBlock.lookup(O.R) != B.get() || I.Opcode == mir::PHI || isPseudoTerminator(I)))
-          LiveOut.insert(O.R);
+            (DefBlock[vregIndex(O.R)] != B.get() || I.Opcode == mir::PHI ||
+             isPseudoTerminator(I)))
+          LiveOut.set(vregIndex(O.R));
   return LiveOut;
 }
 
@@ -348,9 +382,10 @@ DenseSet<Reg> valuesLiveOutOfBodies(const mir::Function &Fn) {
 
 ScheduleStats scheduleFunction(mir::Function &Fn, const ScheduleOptions &Opts) {
   ScheduleStats Stats;
-  DenseSet<Reg> LiveOut = valuesLiveOutOfBodies(Fn);
+  VRegTables Tables{valuesLiveOutOfBodies(Fn), std::vector<unsigned>(Fn.numVRegs(), 0),
+                    BitVector(Fn.numVRegs())};
   for (auto &B : Fn.Blocks) {
-    unsigned Moved = BlockScheduler(*B, LiveOut, Opts).run();
+    unsigned Moved = BlockScheduler(*B, Tables, Opts).run();
     if (Moved) {
       ++Stats.BlocksReordered;
       Stats.InstructionsMoved += Moved;

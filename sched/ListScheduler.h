@@ -1,7 +1,8 @@
 //===- ListScheduler.h - pre-allocation list scheduling for simt -*- C++ -*-===//
 //
 // Input: SSA MIR from isel (PHIs first in each block, one pseudo terminator
-// last); nothing about registers is decided yet.
+// last); nothing about registers is decided yet; every vreg below
+// Fn.numVRegs() (mir::verify checks it).
 // Output: the same instructions, each block's body (between its PHIs and its
 // terminator) reordered by a list scheduler over the latencies in
 // target/simt/SimtSchedule.td: every data and memory dependence is kept;

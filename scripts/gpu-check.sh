@@ -91,6 +91,9 @@ check() {
   exit $rc
 }
 
+# Sourced (scripts/ptx-compare.sh reuses nvcc_ptx): the functions only.
+[[ ${BASH_SOURCE[0]} != "$0" ]] && return 0
+
 case "${1:-}" in
   --prepare) shift; prepare "$@" ;;
   "") check ;;

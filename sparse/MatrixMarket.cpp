@@ -175,9 +175,12 @@ Error parseSizeLine(LineReader &R, const Header &H, CooMatrix &M, uint64_t &Coun
     if (F[I].getAsInteger(10, *Out[I]))
       return R.error(Twine("the size line's ") + Names[I] + " '" + F[I] +
                      "' is not a non-negative integer");
+  // Before anything is sized by it: an empty matrix costs its row pointers.
   if (Rows > MaxDimension || Cols > MaxDimension)
     return R.error("matrix size " + Twine(Rows) + " x " + Twine(Cols) +
-                   " is too large; at most " + Twine(MaxDimension) + " rows and columns");
+                   " is too large; at most " + Twine(MaxDimension) +
+                   " (2^28) rows and columns (row pointers and x are allocated per "
+                   "row and column, even with no nonzeros)");
   if (H.S != Symmetry::General && Rows != Cols)
     return R.error("a " + symmetryName(H.S) + " matrix must be square, but the size line says " +
                    Twine(Rows) + " x " + Twine(Cols));

@@ -31,9 +31,14 @@ namespace tandem::sparse {
 enum class Field : uint8_t { Real, Integer, Pattern };
 enum class Symmetry : uint8_t { General, Symmetric, SkewSymmetric };
 
-/// The largest row or column count accepted: indices must fit the kernels'
-/// 32-bit signed `int`.
-constexpr uint64_t MaxDimension = INT32_MAX;
+/// The largest row or column count accepted, 2^28 = 268,435,456. Every use
+/// allocates per row and per column however few nonzeros the file stores:
+/// CSR row pointers (rows + 1 words), the dense x of SpMV (cols words), the
+/// statistics' per-row lengths. At 2^28 each is at most 1 GiB (a 40-byte
+/// `2147483647 2147483647 0` header would otherwise cost 8 GiB of row
+/// pointers), and it still fits the devices' 4 GiB address space
+/// (sim/iss/DeviceMemory.h) and the kernels' 32-bit signed `int` indices.
+constexpr uint64_t MaxDimension = uint64_t(1) << 28;
 /// The largest number of stored entries accepted (before and after symmetric
 /// expansion): CSR row pointers are 32-bit signed `int` in the kernels.
 constexpr uint64_t MaxEntries = INT32_MAX;

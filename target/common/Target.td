@@ -144,6 +144,37 @@ class SDNode<string irName> { string IRName = irName; }
 // Imm-style leaf: an immediate that fits an operand.
 class ImmLeaf<Operand op> { Operand Op = op; }
 
+// A fixed value a pattern's result passes to an instruction operand that the
+// IR does not supply (a condition code, a mode). A SpecialRegister record may
+// be written the same way: its Index is the value. Example:
+//   def : Pat<(sreg_tid_x), (S2R SR_TID_X)>;
+class PatImm<int value> { int Value = value; }
+
+// An addressing mode, as LLVM's ComplexPattern: one pattern operand
+// (addr:$p) that fills two instruction operands, a base register of class
+// Base and an offset of operand type Offset. The selector finds it (its
+// address folding: constant GEP offsets, constant addresses); the pattern
+// applies when the offset fits Offset. Example:
+//   def : Pat<(atomic_add_global addr:$p, B32:$v), (ATOM_GLOBAL_ADD_U32 addr:$p, B32:$v)>;
+class AddrMode<RegisterClass base, Operand offset> {
+  RegisterClass Base = base;
+  Operand Offset = offset;
+}
+
+// A selection pattern: (node Type:$a, ...) -> (INST Type:$a, ..., fixed).
+// Read by target/tblgen/PatternRecords.cpp for every target; matched by
+// isel/PatternMatch.cpp for every target. The matcher takes the first
+// pattern, in .td order, whose node is the IR operation, whose operand types
+// fit the IR operands and whose result class fits the IR result:
+//   * a register class operand (GPR, B32) takes any value of that class; a
+//     constant goes into a register, or stays an immediate where the
+//     instruction operand accepts one (PTX's s32 operands);
+//   * an immediate operand type (simm12) takes only a constant that fits it
+//     (this is how reg+imm forms and folded offsets are written);
+//   * an addressing mode (AddrMode) takes an address whose offset fits;
+//   * the result names the pattern operands by $name, so it may reorder them
+//     (a swapped compare), and adds fixed values (PatImm, SpecialRegister).
+// The result instruction defines at most one register (none: bar).
 class Pattern<dag pattern, list<dag> results> {
   dag PatternToMatch = pattern;
   list<dag> ResultInstrs = results;

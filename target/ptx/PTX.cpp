@@ -33,14 +33,9 @@ std::optional<SpecialReg> lookupSpecialReg(llvm::StringRef Name) {
   return std::nullopt;
 }
 
-const char *condCodeName(CondCode C) {
-  static const char *const Names[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",
-                                      "lo",  "ls",  "hi",  "hs",  "equ", "neu",
-                                      "ltu", "leu", "gtu", "geu", "num", "nan"};
-  return Names[static_cast<unsigned>(C)];
-}
+const char *condCodeName(CondCode C) { return CondCodeNames[static_cast<unsigned>(C)]; }
 
-llvm::ArrayRef<PatternDesc> selectionPatterns() { return PatternDescs; }
+llvm::ArrayRef<target::PatternDesc> selectionPatterns() { return PatternDescs; }
 
 std::optional<Opcode> lookupOpcode(llvm::StringRef RecordName) {
   for (unsigned I = 0; I < numOpcodes(); ++I)

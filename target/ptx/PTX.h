@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "SelectionPattern.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -52,7 +54,7 @@ enum class OperandKind : uint8_t {
   Block,      ///< a branch target
 };
 
-enum class MemSpace : uint8_t { None, Global, Shared, Local, Param, Const };
+enum class MemSpace : uint8_t { None, Global, Shared, Local, Param, Const, Generic };
 
 enum InstrFlag : uint32_t {
   IsLoad = 1u << 0,
@@ -95,23 +97,12 @@ struct RegClassDesc {
   uint8_t Bits;
 };
 
-/// A selection pattern (PtxPatterns.td): IR operation IRName whose operands
-/// have classes Args and whose result has class Result becomes Inst; pattern
-/// operand K feeds instruction operand ArgOperand[K].
-struct PatternDesc {
-  const char *IRName;
-  RegClass Result;
-  uint8_t NumArgs;
-  RegClass Args[3];
-  uint8_t ArgOperand[3];
-  Opcode Inst;
-};
-
-/// setp comparisons. Integer: eq ne lt le gt ge (signed), lo ls hi hs
-/// (unsigned). Float: ordered eq..ge, unordered equ..geu, num, nan.
+/// setp comparisons (PtxCondCode records in PtxPatterns.td). Integer: eq ne
+/// lt le gt ge (signed), lo ls hi hs (unsigned). Float: ordered eq..ge,
+/// unordered equ..geu, num, nan.
 enum class CondCode : uint8_t {
-  EQ, NE, LT, LE, GT, GE, LO, LS, HI, HS,
-  EQU, NEU, LTU, LEU, GTU, GEU, NUM, NaN,
+#define GET_PTX_CONDCODE_ENUM
+#include "PtxGenInstrInfo.inc"
 };
 
 const InstrDesc &getDesc(Opcode Op);
@@ -122,7 +113,9 @@ unsigned numRegClasses();
 const char *specialRegName(SpecialReg R); ///< "tid.x"
 std::optional<SpecialReg> lookupSpecialReg(llvm::StringRef Name);
 const char *condCodeName(CondCode C);     ///< "eq", "lo", ...
-llvm::ArrayRef<PatternDesc> selectionPatterns();
+/// Selection patterns (PtxPatterns.td) in priority order; classes are
+/// RegClass values, target::PatternDesc::Opcode an Opcode.
+llvm::ArrayRef<target::PatternDesc> selectionPatterns();
 /// The opcode of the instruction record named \p RecordName ("ADD_32",
 /// "GLOBAL_LD_F32"), for rules that build the name from the IR's types.
 std::optional<Opcode> lookupOpcode(llvm::StringRef RecordName);

@@ -268,6 +268,10 @@ defm SHARED    : LoadStore<"ld.shared", "st.shared", SharedSpace>;
 // __constant__ variables (.const declarations): read-only, no stores.
 defm CONST     : LoadStore<"ld.const", "", ConstSpace>;
 defm LOCAL     : LoadStore<"ld.local", "st.local", LocalSpace>;
+// Generic addresses (a pointer whose space preparation could not infer, such
+// as one loaded from memory): plain ld/st, the hardware finds the window.
+def GenericSpace : MemorySpace<"Generic">;
+defm GENERIC   : LoadStore<"ld", "st", GenericSpace>;
 
 // Atomics: d = old value; the memory gets (old op v).
 class AtomOp<string name, string op, PtxRegClass rc, int bytes> {
@@ -299,6 +303,7 @@ multiclass Atomics<string pre, MemorySpace space> {
 }
 defm ATOM_GLOBAL : Atomics<"atom.global", GlobalSpace>;
 defm ATOM_SHARED : Atomics<"atom.shared", SharedSpace>;
+defm ATOM_GENERIC : Atomics<"atom", GenericSpace>;
 
 //===----------------------------------------------------------------------===//
 // Warp operations, barriers, control flow
@@ -335,3 +340,8 @@ def BRA_PRED : PtxInst<"@$p bra $t", (outs), (ins Pred:$p, target:$t)> {
   let isBranch = 1; let isTerminator = 1;
 }
 def RET : PtxInst<"ret", (outs), (ins)> { let isExit = 1; let isTerminator = 1; }
+
+// First in a loop header LLVM has unrolled already or must not unroll
+// (llvm.loop.unroll.disable): ptxas unrolls loops on its own otherwise, as
+// NVPTX's printer also says.
+def PRAGMA_NOUNROLL : PtxInst<".pragma \"nounroll\"", (outs), (ins)> { let isBarrier = 1; }

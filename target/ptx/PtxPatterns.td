@@ -2,9 +2,10 @@
 //
 // Each pattern maps one IR operation (target/common/IRNodes.td) whose
 // operands have the given register classes onto one instruction; the
-// result class is the instruction's def. The selector (isel/SelectPtx.cpp,
-// selectByPattern) picks the first pattern whose node, operand classes and
-// result class match the IR instruction's types; a constant operand becomes
+// result class is the instruction's def. The shared matcher
+// (isel/PatternMatch.h, used by isel/SelectPtx.cpp's selectByPattern) picks
+// the first pattern whose node, operand classes and result class match the
+// IR instruction's types; a constant operand becomes
 // an immediate where the instruction's operand accepts one (s32, sf32, ...).
 // Result operands are matched to pattern operands BY NAME, so a pattern may
 // reorder them (see the funnel shifts). Adding a pattern is an edit here.
@@ -110,3 +111,117 @@ def : Pat<(select Pred:$c, B32:$t, B32:$f), (SELP_B32 B32:$t, B32:$f, Pred:$c)>;
 def : Pat<(select Pred:$c, B64:$t, B64:$f), (SELP_B64 B64:$t, B64:$f, Pred:$c)>;
 def : Pat<(select Pred:$c, F32:$t, F32:$f), (SELP_F32 F32:$t, F32:$f, Pred:$c)>;
 def : Pat<(select Pred:$c, F64:$t, F64:$f), (SELP_F64 F64:$t, F64:$f, Pred:$c)>;
+
+// Special registers: mov.u32 from the register.
+def : Pat<(sreg_tid_x),    (MOV_SREG SR_TID_X)>;
+def : Pat<(sreg_tid_y),    (MOV_SREG SR_TID_Y)>;
+def : Pat<(sreg_tid_z),    (MOV_SREG SR_TID_Z)>;
+def : Pat<(sreg_ntid_x),   (MOV_SREG SR_NTID_X)>;
+def : Pat<(sreg_ntid_y),   (MOV_SREG SR_NTID_Y)>;
+def : Pat<(sreg_ntid_z),   (MOV_SREG SR_NTID_Z)>;
+def : Pat<(sreg_ctaid_x),  (MOV_SREG SR_CTAID_X)>;
+def : Pat<(sreg_ctaid_y),  (MOV_SREG SR_CTAID_Y)>;
+def : Pat<(sreg_ctaid_z),  (MOV_SREG SR_CTAID_Z)>;
+def : Pat<(sreg_nctaid_x), (MOV_SREG SR_NCTAID_X)>;
+def : Pat<(sreg_nctaid_y), (MOV_SREG SR_NCTAID_Y)>;
+def : Pat<(sreg_nctaid_z), (MOV_SREG SR_NCTAID_Z)>;
+def : Pat<(sreg_laneid),   (MOV_SREG SR_LANEID)>;
+def : Pat<(sreg_warpid),   (MOV_SREG SR_WARPID)>;
+def : Pat<(sreg_clock),    (MOV_SREG SR_CLOCK)>;
+
+// Barriers. membar.sys is stronger than membar.gl, which covers one device.
+def : Pat<(barrier0), (BAR_SYNC)>;
+def : Pat<(bar_warp_sync B32:$m), (BAR_WARP_SYNC B32:$m)>;
+def : Pat<(membar_cta), (MEMBAR_CTA)>;
+def : Pat<(membar_gl), (MEMBAR_GL)>;
+def : Pat<(membar_sys), (MEMBAR_GL)>;
+
+// Warp operations: (value, lane or delta, clamp, member mask); the value's
+// class picks the form. Votes: (predicate, member mask).
+foreach mode = ["idx", "up", "down", "bfly"] in {
+  def : Pat<(!cast<SDNode>("shfl_" # mode) B32:$a, B32:$b, B32:$c, B32:$m),
+            (!cast<Instruction>("SHFL_" # mode # "_B32") B32:$a, B32:$b, B32:$c, B32:$m)>;
+  def : Pat<(!cast<SDNode>("shfl_" # mode) F32:$a, B32:$b, B32:$c, B32:$m),
+            (!cast<Instruction>("SHFL_" # mode # "_F32") F32:$a, B32:$b, B32:$c, B32:$m)>;
+}
+def : Pat<(vote_any Pred:$a, B32:$m), (VOTE_ANY Pred:$a, B32:$m)>;
+def : Pat<(vote_all Pred:$a, B32:$m), (VOTE_ALL Pred:$a, B32:$m)>;
+def : Pat<(vote_ballot Pred:$a, B32:$m), (VOTE_BALLOT Pred:$a, B32:$m)>;
+
+// setp's comparisons: PTX.h's CondCode enum and condCodeName() are generated
+// from these records, in this order (--gen-ptx-instr-info).
+class PtxCondCode<string name, int value> : PatImm<value> { string Name = name; }
+def CC_EQ  : PtxCondCode<"eq",  0>;
+def CC_NE  : PtxCondCode<"ne",  1>;
+def CC_LT  : PtxCondCode<"lt",  2>;
+def CC_LE  : PtxCondCode<"le",  3>;
+def CC_GT  : PtxCondCode<"gt",  4>;
+def CC_GE  : PtxCondCode<"ge",  5>;
+def CC_LO  : PtxCondCode<"lo",  6>;
+def CC_LS  : PtxCondCode<"ls",  7>;
+def CC_HI  : PtxCondCode<"hi",  8>;
+def CC_HS  : PtxCondCode<"hs",  9>;
+def CC_EQU : PtxCondCode<"equ", 10>;
+def CC_NEU : PtxCondCode<"neu", 11>;
+def CC_LTU : PtxCondCode<"ltu", 12>;
+def CC_LEU : PtxCondCode<"leu", 13>;
+def CC_GTU : PtxCondCode<"gtu", 14>;
+def CC_GEU : PtxCondCode<"geu", 15>;
+def CC_NUM : PtxCondCode<"num", 16>;
+def CC_NaN : PtxCondCode<"nan", 17>;
+
+// Integer compares: eq/ne and the unsigned ones compare .u, the signed
+// ones .s. isel/SelectPtx.cpp sign-extends i8/i16 operands of signed
+// compares and compares i1 values with xor itself.
+multiclass IntCmpPat<SDNode node, string sign, PtxCondCode cc> {
+  def : Pat<(node B32:$a, B32:$b),
+            (!cast<Instruction>("SETP_" # sign # "32") cc, B32:$a, B32:$b)>;
+  def : Pat<(node B64:$a, B64:$b),
+            (!cast<Instruction>("SETP_" # sign # "64") cc, B64:$a, B64:$b)>;
+}
+defm : IntCmpPat<seteq,  "U", CC_EQ>;
+defm : IntCmpPat<setne,  "U", CC_NE>;
+defm : IntCmpPat<setlt,  "S", CC_LT>;
+defm : IntCmpPat<setle,  "S", CC_LE>;
+defm : IntCmpPat<setgt,  "S", CC_GT>;
+defm : IntCmpPat<setge,  "S", CC_GE>;
+defm : IntCmpPat<setult, "U", CC_LO>;
+defm : IntCmpPat<setule, "U", CC_LS>;
+defm : IntCmpPat<setugt, "U", CC_HI>;
+defm : IntCmpPat<setuge, "U", CC_HS>;
+
+// Float compares: ordered and unordered forms of each predicate, num, nan.
+multiclass FpCmpPat<SDNode node, PtxCondCode cc> {
+  def : Pat<(node F32:$a, F32:$b), (SETP_F32 cc, F32:$a, F32:$b)>;
+  def : Pat<(node F64:$a, F64:$b), (SETP_F64 cc, F64:$a, F64:$b)>;
+}
+defm : FpCmpPat<fsetoeq, CC_EQ>;
+defm : FpCmpPat<fsetone, CC_NE>;
+defm : FpCmpPat<fsetolt, CC_LT>;
+defm : FpCmpPat<fsetole, CC_LE>;
+defm : FpCmpPat<fsetogt, CC_GT>;
+defm : FpCmpPat<fsetoge, CC_GE>;
+defm : FpCmpPat<fsetueq, CC_EQU>;
+defm : FpCmpPat<fsetune, CC_NEU>;
+defm : FpCmpPat<fsetult, CC_LTU>;
+defm : FpCmpPat<fsetule, CC_LEU>;
+defm : FpCmpPat<fsetugt, CC_GTU>;
+defm : FpCmpPat<fsetuge, CC_GEU>;
+defm : FpCmpPat<fseto,   CC_NUM>;
+defm : FpCmpPat<fsetuo,  CC_NaN>;
+
+// Atomics: atom.<space>.<op> d, [base+off], v; the value's class picks the
+// form (add.u32, add.u64, add.f32). The selector folds the address.
+def addr : AddrMode<B64, memoff>;
+foreach space = ["global", "shared", "generic"] in {
+  defvar SP = !toupper(space);
+  foreach op = [["add", "ADD_U32", "B32"], ["add", "ADD_U64", "B64"], ["fadd", "ADD_F32", "F32"],
+                ["min", "MIN_S32", "B32"], ["max", "MAX_S32", "B32"], ["umin", "MIN_U32", "B32"],
+                ["umax", "MAX_U32", "B32"], ["xchg", "EXCH_B32", "B32"], ["xchg", "EXCH_B64", "B64"],
+                ["and", "AND_B32", "B32"], ["or", "OR_B32", "B32"], ["xor", "XOR_B32", "B32"],
+                ["uinc_wrap", "INC_U32", "B32"], ["udec_wrap", "DEC_U32", "B32"]] in {
+    defvar rc = !cast<PtxRegClass>(op[2]);
+    def : Pat<(!cast<SDNode>("atomic_" # op[0] # "_" # space) addr:$p, rc:$v),
+              (!cast<Instruction>("ATOM_" # SP # "_" # op[1]) addr:$p, rc:$v)>;
+  }
+}

@@ -69,7 +69,7 @@ std::optional<Opcode> lookupMnemonic(StringRef Mnemonic) {
   return It->second;
 }
 
-ArrayRef<PatternDesc> selectionPatterns() { return PatternDescs; }
+ArrayRef<target::PatternDesc> selectionPatterns() { return PatternDescs; }
 
 std::pair<int64_t, int64_t> immRange(Opcode Op) {
   const InstrDesc &D = getDesc(Op);

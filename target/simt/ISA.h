@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "SelectionPattern.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -145,16 +147,6 @@ struct SpecialRegDesc {
   uint8_t Index;
 };
 
-/// An isel pattern (SimtPatterns.td): IR operation IRName with operands of
-/// the given kinds becomes instruction Result, operands in the same order.
-enum class PatOperand : uint8_t { Reg, Imm };
-struct PatternDesc {
-  const char *IRName;
-  uint8_t NumOperands;
-  PatOperand Operands[3];
-  Opcode Result;
-};
-
 /// The number of general registers the encoding can name (r0 reads as zero).
 /// ISA.cpp checks this against the GPR class in SimtRegisterInfo.td.
 constexpr unsigned NumEncodableGPRs = 64;
@@ -171,8 +163,9 @@ unsigned numOpcodes(); ///< excluding INVALID
 /// Opcode with index I in [0, numOpcodes()).
 inline Opcode opcodeAt(unsigned I) { return static_cast<Opcode>(I); }
 std::optional<Opcode> lookupMnemonic(llvm::StringRef Mnemonic);
-/// Selection patterns in priority order.
-llvm::ArrayRef<PatternDesc> selectionPatterns();
+/// Selection patterns (SimtPatterns.td) in priority order; one register
+/// class (GPR, class 0); target::PatternDesc::Opcode is an Opcode.
+llvm::ArrayRef<target::PatternDesc> selectionPatterns();
 
 /// An instruction with its fields split out. Unused fields are zero.
 struct DecodedInst {
@@ -190,6 +183,15 @@ llvm::Expected<uint32_t> encode(const DecodedInst &I);
 std::optional<DecodedInst> decode(uint32_t Word);
 /// Range of an immediate field of \p Op: [Min, Max].
 std::pair<int64_t, int64_t> immRange(Opcode Op);
+/// Whether the assembler's `li`/`lif` of the 32-bit \p Value is one word:
+/// movi's sign-extended immediate holds it; otherwise it takes two, movi of
+/// the low half then movt of the high half (docs/Assembly.md). The one rule
+/// for the assembler, the image builder and the listing's word counts.
+inline bool fitsOneMovi(uint32_t Value) {
+  auto [Min, Max] = immRange(Opcode::MOVI);
+  int64_t Signed = static_cast<int32_t>(Value);
+  return Signed >= Min && Signed <= Max;
+}
 /// "mnemonic operands" for \p Op: its AsmString with each $name replaced by
 /// what \p PrintOperand writes for the operand (index in assembly order)
 /// that lives in that field; "[r1 + -4]" comes out as "[r1 - 4]". The one

@@ -90,9 +90,18 @@ void emitInstructions(const TargetModel &M, raw_ostream &OS) {
 void emitPatterns(const TargetModel &M, raw_ostream &OS) {
   OS << "## Selection patterns\n\nFirst match wins.\n\n"
         "| IR operation | operands | instruction |\n|---|---|---|\n";
-  for (const PatternModel &P : M.Patterns)
-    OS << "| `" << P.IRName << "` | " << join(P.OperandKinds, ", ") << " | "
-       << P.Result << " |\n";
+  for (const SelPatternModel &P : M.Patterns) {
+    std::vector<std::string> Operands;
+    for (const PatArgModel &A : P.Args)
+      Operands.push_back(A.Kind);
+    for (const PatFixedModel &F : P.Fixed)
+      Operands.push_back("fixed " + std::to_string(F.Value));
+    if (!llvm::is_sorted(P.Args, [](const PatArgModel &A, const PatArgModel &B) {
+          return A.InstOperand < B.InstOperand;
+        }))
+      Operands.push_back("swapped");
+    OS << "| `" << P.IRName << "` | " << join(Operands, ", ") << " | " << P.Result << " |\n";
+  }
   OS << "\n";
 }
 

@@ -136,14 +136,9 @@ void emitTables(const TargetModel &M, raw_ostream &OS) {
   emitInstrDescs(M, OS);
   emitDecodeTable(M, OS);
 
-  OS << "static const PatternDesc PatternDescs[] = {\n";
-  for (const PatternModel &P : M.Patterns) {
-    OS << "  {\"" << P.IRName << "\", " << P.OperandKinds.size() << ", {";
-    for (const std::string &K : P.OperandKinds)
-      OS << "PatOperand::" << K << ", ";
-    OS << "}, Opcode::" << P.Result << "},\n";
-  }
-  OS << "};\n";
+  emitPatternTable(
+      M.Patterns, [](StringRef) { return std::string("0"); }, // one class: GPR
+      [](StringRef Inst) { return "Opcode::" + Inst.str(); }, OS);
 }
 
 } // namespace

@@ -1,8 +1,9 @@
 //===- PtxInstrInfoEmitter.cpp - C++ tables for target/ptx/PTX.h ----------===//
 //
 // Writes PtxGenInstrInfo.inc in GET_PTX_* sections (each undefines its macro,
-// as LLVM's generated files do): the opcode, register-class and special
-// register enums for PTX.h, and the descriptor tables for PTX.cpp.
+// as LLVM's generated files do): the opcode, register-class, condition-code
+// and special register enums for PTX.h, and the descriptor tables (patterns
+// included, target/common/SelectionPattern.h) for PTX.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +44,11 @@ void emitEnums(const PtxTargetModel &M, raw_ostream &OS) {
       OS << "  " << C.Name << ",\n";
   }
   {
+    Section S(OS, "GET_PTX_CONDCODE_ENUM");
+    for (const PtxCondCodeModel &C : M.CondCodes)
+      OS << "  " << C.Name << ",\n";
+  }
+  {
     Section S(OS, "GET_PTX_SPECIAL_REG_ENUM");
     for (const PtxSpecialRegModel &R : M.SpecialRegs)
       OS << "  " << R.Name << " = " << R.Index << ",\n";
@@ -77,18 +83,14 @@ void emitTables(const PtxTargetModel &M, raw_ostream &OS) {
     OS << quoted(R.AsmName) << ", ";
   OS << "};\n\n";
 
-  OS << "static const PatternDesc PatternDescs[] = {\n";
-  for (const PtxPatternModel &P : M.Patterns) {
-    OS << "  {" << quoted(P.IRName) << ", RegClass::" << P.ResultClass << ", "
-       << P.ArgClasses.size() << ", {";
-    for (const std::string &C : P.ArgClasses)
-      OS << "RegClass::" << C << ", ";
-    OS << "}, {";
-    for (unsigned Op : P.ArgOperand)
-      OS << Op << ", ";
-    OS << "}, Opcode::" << P.Result << "},\n";
-  }
-  OS << "};\n";
+  OS << "static const char *const CondCodeNames[] = {";
+  for (const PtxCondCodeModel &C : M.CondCodes)
+    OS << quoted(C.AsmName) << ", ";
+  OS << "};\n\n";
+
+  emitPatternTable(
+      M.Patterns, [](StringRef Class) { return "RegClass::" + Class.str(); },
+      [](StringRef Inst) { return "Opcode::" + Inst.str(); }, OS);
 }
 
 } // namespace

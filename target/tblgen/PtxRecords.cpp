@@ -12,6 +12,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TableGen/Error.h"
 
+#include <map>
+
 using namespace llvm;
 
 namespace tandem::tblgen {
@@ -36,6 +38,7 @@ PtxOperandModel operandOf(const Record *Inst, const Record *Type, StringRef Name
   PtxOperandModel Op;
   Op.Name = Name.str();
   Op.IsDef = IsDef;
+  Op.Type = Type;
   if (Type->isSubClassOf("PtxRegClass")) {
     Op.Kind = "Reg";
     Op.Class = Type->getName().str();
@@ -135,61 +138,37 @@ void readSpecialRegs(RecordKeeper &RK, PtxTargetModel &M) {
       PrintFatalError("special register indices must be 0..N-1 without gaps");
 }
 
-void readPatterns(RecordKeeper &RK, PtxTargetModel &M) {
-  for (Record *R : inOrder(RK, "Pattern")) {
-    const DagInit *Match = R->getValueAsDag("PatternToMatch");
-    const ListInit *L = R->getValueAsListInit("ResultInstrs");
-    if (L->size() != 1)
-      PrintFatalError(R->getLoc(), "a pattern has exactly one result instruction");
-    const auto *Result = cast<DagInit>(L->getElement(0));
-    const Record *Node = Match->getOperatorAsDef(R->getLoc());
-    const Record *Inst = Result->getOperatorAsDef(R->getLoc());
-    if (!Node->isSubClassOf("SDNode") || !Inst->isSubClassOf("PtxInst"))
-      PrintFatalError(R->getLoc(), "a pattern maps (SDNode ...) to (PtxInst ...)");
-    auto It = llvm::find_if(M.Instrs, [&](const PtxInstrModel &I) { return I.Def == Inst; });
-    const PtxInstrModel &I = *It;
-    PtxPatternModel P;
-    P.IRName = Node->getValueAsString("IRName").str();
-    P.Result = I.Name;
-    unsigned Defs = 0, Uses = 0;
-    for (const PtxOperandModel &Op : I.Operands) {
-      if (Op.IsDef) {
-        ++Defs;
-        P.ResultClass = Op.Class;
-      } else {
-        ++Uses;
-      }
-    }
-    if (Defs != 1)
-      PrintFatalError(R->getLoc(), "a pattern's result instruction " + I.Name +
-                                       " must define exactly one register");
-    if (Match->getNumArgs() != Uses || Result->getNumArgs() != Uses)
-      PrintFatalError(R->getLoc(), "pattern, result and " + I.Name +
-                                       " take different operand counts");
-    for (unsigned K = 0; K < Match->getNumArgs(); ++K) {
-      StringRef Name = Match->getArgNameStr(K);
-      auto *Ty = dyn_cast<DefInit>(Match->getArg(K));
-      if (!Ty || Name.empty() || !Ty->getDef()->isSubClassOf("PtxRegClass"))
-        PrintFatalError(R->getLoc(), "pattern operands are written RegClass:$name");
-      // The result names the same operand; its position is the
-      // instruction's operand it feeds.
-      int At = -1;
-      for (unsigned J = 0; J < Result->getNumArgs(); ++J)
-        if (Result->getArgNameStr(J) == Name)
-          At = J;
-      if (At < 0)
-        PrintFatalError(R->getLoc(), "pattern operand $" + Name + " is not used by the result");
-      unsigned OpIndex = Defs + At;
-      const PtxOperandModel &Op = I.Operands[OpIndex];
-      if ((Op.Kind != "Reg" && Op.Kind != "RegOrImm") || Op.Class != Ty->getDef()->getName())
-        PrintFatalError(R->getLoc(), "pattern operand $" + Name + " (" +
-                                         Ty->getDef()->getName() + ") does not fit operand $" +
-                                         Op.Name + " of " + I.Name + " (" + Op.Class + ")");
-      P.ArgClasses.push_back(Ty->getDef()->getName().str());
-      P.ArgOperand.push_back(OpIndex);
-    }
-    M.Patterns.push_back(std::move(P));
+/// setp's comparisons (PtxCondCode records): values 0..N-1 in order, so the
+/// generated enum and name table agree with the patterns' fixed values.
+void readCondCodes(RecordKeeper &RK, PtxTargetModel &M) {
+  for (Record *R : inOrder(RK, "PtxCondCode")) {
+    if (R->getValueAsInt("Value") != int64_t(M.CondCodes.size()))
+      PrintFatalError(R->getLoc(), "condition codes take the values 0..N-1 in definition order");
+    StringRef Name = R->getName();
+    Name.consume_front("CC_");
+    M.CondCodes.push_back({Name.str(), R->getValueAsString("Name").str()});
   }
+}
+
+/// The instructions' operands as the pattern reader sees them (MIR order is
+/// dag order on ptx: outs, then ins).
+void readPatterns(RecordKeeper &RK, PtxTargetModel &M) {
+  std::map<const Record *, std::vector<PatInstOperand>> OperandsByInst;
+  for (const PtxInstrModel &I : M.Instrs) {
+    std::vector<PatInstOperand> &Ops = OperandsByInst[I.Def];
+    for (const PtxOperandModel &O : I.Operands) {
+      std::string Kind = "Other"; // offsets, symbols, branch targets: rules fill them
+      if (O.Kind == "Reg" || O.Kind == "RegOrImm")
+        Kind = O.Kind;
+      else if (O.Kind == "SpecialReg" || O.Kind == "CondCode")
+        Kind = "Fixed";
+      Ops.push_back({O.Name, O.Type, Kind, O.Class, O.IsDef, 0, 0});
+    }
+  }
+  M.Patterns = readSelectionPatterns(RK, [&](const Record *Inst) {
+    auto It = OperandsByInst.find(Inst);
+    return It == OperandsByInst.end() ? nullptr : &It->second;
+  });
 }
 
 } // namespace
@@ -199,6 +178,7 @@ PtxTargetModel buildPtxTargetModel(RecordKeeper &Records) {
   readClasses(Records, M);
   readInstrs(Records, M);
   readSpecialRegs(Records, M);
+  readCondCodes(Records, M);
   readPatterns(Records, M);
   return M;
 }

@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "PatternRecords.h"
+
 #include "llvm/TableGen/Record.h"
 
 #include <string>
@@ -33,6 +35,7 @@ struct PtxOperandModel {
   std::string Kind;
   std::string Class; ///< register class record name
   bool IsDef = false;
+  const llvm::Record *Type = nullptr; ///< B32, s32, sreg, ...
 };
 
 struct PtxInstrModel {
@@ -49,19 +52,17 @@ struct PtxSpecialRegModel {
   int Index = 0;
 };
 
-struct PtxPatternModel {
-  std::string IRName;
-  std::string ResultClass;            ///< the result instruction's def class
-  std::vector<std::string> ArgClasses; ///< per pattern operand
-  std::vector<unsigned> ArgOperand;    ///< instruction operand index per pattern operand
-  std::string Result;                  ///< instruction record name
+struct PtxCondCodeModel {
+  std::string Name;    ///< record name without "CC_": EQ, LTU, ...
+  std::string AsmName; ///< eq, ltu, ...
 };
 
 struct PtxTargetModel {
   std::vector<PtxRegClassModel> Classes;
   std::vector<PtxInstrModel> Instrs; ///< in definition order
   std::vector<PtxSpecialRegModel> SpecialRegs; ///< by index
-  std::vector<PtxPatternModel> Patterns;       ///< in .td order
+  std::vector<PtxCondCodeModel> CondCodes;     ///< by value
+  std::vector<SelPatternModel> Patterns;       ///< in .td order (PatternRecords.h)
 };
 
 /// Builds and checks the model; reports errors through PrintFatalError.

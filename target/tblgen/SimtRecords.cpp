@@ -195,7 +195,8 @@ void readInstrOperands(const Record *R, InstrModel &I) {
     if (!F)
       PrintFatalError(R->getLoc(), "format " + I.Format->Name + " has no field for $" +
                                        Name);
-    OperandModel Op{Name, operandKind(R, It->second.Type), FieldName, It->second.IsDef};
+    OperandModel Op{Name, operandKind(R, It->second.Type), FieldName, It->second.IsDef,
+                    It->second.Type};
     if (Op.Kind == "GPR" && F->Width != 6)
       PrintFatalError(R->getLoc(), "register fields are 6 bits wide");
     if (Op.Kind != "GPR") {
@@ -306,34 +307,36 @@ void readRegisters(RecordKeeper &RK, TargetModel &M) {
       PrintFatalError("special register indices must be 0..N-1 without gaps");
 }
 
+/// The instructions' operands as the pattern reader sees them (MIR order is
+/// assembly order on simt).
 void readPatterns(RecordKeeper &RK, TargetModel &M) {
-  for (Record *R : definitionsInOrder(RK, "Pattern")) {
-    const DagInit *Match = R->getValueAsDag("PatternToMatch");
-    std::vector<const DagInit *> Results;
-    const ListInit *L = R->getValueAsListInit("ResultInstrs");
-    for (const Init *E : L->getValues())
-      Results.push_back(cast<DagInit>(E));
-    if (Results.size() != 1)
-      PrintFatalError(R->getLoc(), "a pattern has exactly one result instruction");
-    const Record *Node = Match->getOperatorAsDef(R->getLoc());
-    const Record *Inst = Results[0]->getOperatorAsDef(R->getLoc());
-    if (!Node->isSubClassOf("SDNode") || !Inst->isSubClassOf("Instruction"))
-      PrintFatalError(R->getLoc(), "a pattern maps (SDNode ...) to (Instruction ...)");
-    if (Match->getNumArgs() != Results[0]->getNumArgs())
-      PrintFatalError(R->getLoc(), "pattern and result take different operand counts");
-    PatternModel P;
-    P.IRName = Node->getValueAsString("IRName").str();
-    P.Result = Inst->getName().str();
-    for (unsigned I = 0; I < Match->getNumArgs(); ++I) {
-      if (Match->getArgNameStr(I) != Results[0]->getArgNameStr(I))
-        PrintFatalError(R->getLoc(), "result operands must follow the pattern's order");
-      auto *Ty = dyn_cast<DefInit>(Match->getArg(I));
-      if (!Ty)
-        PrintFatalError(R->getLoc(), "pattern operands are written Type:$name");
-      P.OperandKinds.push_back(Ty->getDef()->isSubClassOf("RegisterClass") ? "Reg" : "Imm");
+  std::map<const Record *, std::vector<PatInstOperand>> OperandsByInst;
+  for (const InstrModel &I : M.Instrs) {
+    std::vector<PatInstOperand> &Ops = OperandsByInst[I.Def];
+    for (const OperandModel &O : I.Operands) {
+      PatInstOperand P;
+      P.Name = O.Name;
+      P.Type = O.Type;
+      P.IsDef = O.IsDef;
+      if (O.Kind == "GPR") {
+        P.Kind = "Reg";
+        P.Class = O.Type->getName().str();
+      } else if (O.Kind == "SImm" || O.Kind == "UImm") {
+        P.Kind = "Imm";
+        P.ImmMin = I.ImmMin;
+        P.ImmMax = I.ImmMax;
+      } else if (O.Kind == "SpecialReg") {
+        P.Kind = "Fixed";
+      } else {
+        P.Kind = "Other"; // branch targets: no pattern fills them
+      }
+      Ops.push_back(std::move(P));
     }
-    M.Patterns.push_back(std::move(P));
   }
+  M.Patterns = readSelectionPatterns(RK, [&](const Record *Inst) {
+    auto It = OperandsByInst.find(Inst);
+    return It == OperandsByInst.end() ? nullptr : &It->second;
+  });
 }
 
 } // namespace
@@ -353,14 +356,6 @@ TargetModel buildTargetModel(RecordKeeper &Records) {
     M.Sections.push_back(S.str());
   if (!M.Instrs.empty())
     M.Namespace = M.Instrs.front().Def->getValueAsString("Namespace").str();
-  // The pattern checks need the instruction operand lists.
-  for (const PatternModel &P : M.Patterns) {
-    auto It = llvm::find_if(M.Instrs, [&](const InstrModel &I) { return I.Name == P.Result; });
-    size_t Uses = llvm::count_if(It->Operands, [](const OperandModel &O) { return !O.IsDef; });
-    if (Uses != P.OperandKinds.size())
-      PrintFatalError(It->Def->getLoc(), "a pattern for " + P.IRName + " gives " + P.Result +
-                                             " the wrong number of operands");
-  }
   return M;
 }
 

@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "PatternRecords.h"
+
 #include "llvm/TableGen/Record.h"
 
 #include <cstdint>
@@ -39,6 +41,7 @@ struct OperandModel {
   std::string Kind;  // GPR, SImm, UImm, PCRel, SpecialReg
   std::string Field; // Rd, Rs1, ...
   bool IsDef = false;
+  const llvm::Record *Type = nullptr; // GPR, simm12, ...
 };
 
 struct SchedModel {
@@ -75,12 +78,6 @@ struct ProcResourceModel {
   std::string Name, Description;
 };
 
-struct PatternModel {
-  std::string IRName;
-  std::vector<std::string> OperandKinds; // Reg or Imm
-  std::string Result;                    // instruction record name
-};
-
 struct TargetModel {
   std::string Namespace;
   std::string Title;
@@ -92,7 +89,7 @@ struct TargetModel {
   std::vector<SchedModel> Scheds;
   std::vector<InstrModel> Instrs; // sorted by encoding
   std::vector<SpecialRegModel> SpecialRegs; // sorted by index
-  std::vector<PatternModel> Patterns; // in .td order
+  std::vector<SelPatternModel> Patterns; // in .td order (PatternRecords.h)
 };
 
 /// Builds and checks the model; reports errors through PrintFatalError.

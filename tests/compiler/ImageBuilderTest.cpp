@@ -204,6 +204,11 @@ TEST(ImageBuilderTest, HandBuiltCornersMatchTheAssembledListing) {
   EXPECT_EQ(Assembled.Kernels[0].Params[2].Name, "x_addr_2");
   EXPECT_EQ(Assembled.Kernels[0].RegistersUsed, 18u); // r17; IMPLICIT_DEF r40 is a comment
   expectSameImage(Direct, Assembled);
+  // The listing's instruction count (and --stats) uses the same one-movi
+  // rule (simt::fitsOneMovi): li 4294967295 and li 0xfffe0000 are one word
+  // each, as their 32-bit patterns -1 and -131072 fit movi.
+  EXPECT_EQ(emit::simtCodeWords(A) * 4, Assembled.Kernels[0].CodeBytes);
+  EXPECT_EQ(emit::simtCodeWords(B) * 4, Assembled.Kernels[1].CodeBytes);
 }
 
 TEST(ImageBuilderTest, ConstSectionIsPaddedToWholeWords) {

@@ -11,7 +11,7 @@
 //     entries, values bit for bit);
 //   * toCsr() + verifyCsr() accept it (when the shape is small enough that
 //     the row pointers, Rows + 1 words, fit the fuzzer's memory limit: a
-//     2^31-row empty matrix is valid input but needs 8 GiB of row pointers).
+//     2^28-row empty matrix is valid input but needs 1 GiB of row pointers).
 // Run it as docs/Sparse.md ("Fuzzing the reader") says.
 //
 //===----------------------------------------------------------------------===//

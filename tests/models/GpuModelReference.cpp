@@ -46,9 +46,7 @@ int main(int Argc, char **Argv) {
   for (const Case &C : Cases) {
     gpu::Json Spec = gpu::JsonParser(C.Spec).parse();
     std::string Name = gpu::syntheticName(Spec);
-    gpu::Rng R(gpu::matrixSeed(Name));
-    gpu::Csr G = gpu::syntheticFromSpec(Spec, R);
-    sparse::CsrMatrix A = tandem::cli::toSparseCsr(G);
+    sparse::CsrMatrix A = tandem::cli::toSparseCsr(gpu::syntheticMatrix(Spec));
     sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForL2(*P));
     std::printf("%s: nnz %llu, longest row %u, window imbalance %.2f, x sectors per window "
                 "%.1f, x L2 misses %llu\n",

@@ -98,9 +98,7 @@ TEST(ReportGpu, SpmvRowsUseTheMatrixStatistics) {
                        R"({"matrix": "uniform", "rows": 4096, "nnz_per_row": 16})")
                        .parse();
   ASSERT_EQ(gpu::syntheticName(Spec), Uniform);
-  gpu::Rng Random(gpu::matrixSeed(Uniform));
-  gpu::Csr G = gpu::syntheticFromSpec(Spec, Random);
-  sparse::CsrMatrix A = tandem::cli::toSparseCsr(G);
+  sparse::CsrMatrix A = tandem::cli::toSparseCsr(gpu::syntheticMatrix(Spec));
   sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForL2(P));
   for (SpmvVariant V : {SpmvVariant::Scalar, SpmvVariant::Vector, SpmvVariant::Merge}) {
     const ReportRow *Row = findRow(*R, spmvVariantName(V).str(), Uniform);

@@ -254,3 +254,42 @@ TEST(ReportSchema, QuickRunOutput) {
   EXPECT_TRUE(Measured) << "no rtl measurement in the quick report";
   EXPECT_TRUE(Matrix) << "no SpMV input in the quick report";
 }
+
+/// The rows of the report.json at the path in environment variable \p Var.
+json::Array reportRows(const char *Var) {
+  const char *Path = std::getenv(Var);
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf) {
+    ADD_FAILURE() << Path << ": " << Buf.getError().message();
+    return {};
+  }
+  Expected<json::Value> Doc = json::parse((*Buf)->getBuffer());
+  if (!Doc) {
+    ADD_FAILURE() << Path << ": " << toString(Doc.takeError());
+    return {};
+  }
+  const json::Array *Rows = Doc->getAsObject()->getArray("rows");
+  return Rows ? *Rows : json::Array();
+}
+
+// `tandem report` runs its workloads' iss and rtl runs on TANDEM_JOBS
+// threads; the runs are deterministic and the rows are made in workload
+// order, so two threads must give exactly the rows one gives: same order,
+// measurements, counters, predictions and breakdowns.
+TEST(ReportSchema, QuickRunOnTwoThreadsEqualsOneThread) {
+  if (!std::getenv("TANDEM_REPORT_JSON") || !std::getenv("TANDEM_REPORT_JSON_ONE_JOB"))
+    GTEST_SKIP() << "TANDEM_REPORT_JSON and TANDEM_REPORT_JSON_ONE_JOB are not set: ctest's "
+                    "report-quick-jobs test sets them to `tandem report --quick` run with "
+                    "TANDEM_JOBS=2 and TANDEM_JOBS=1";
+  json::Array Parallel = reportRows("TANDEM_REPORT_JSON");
+  json::Array Serial = reportRows("TANDEM_REPORT_JSON_ONE_JOB");
+  ASSERT_GE(Serial.size(), 6u);
+  ASSERT_EQ(Parallel.size(), Serial.size());
+  for (size_t I = 0; I < Serial.size(); ++I) {
+    const json::Object *P = Parallel[I].getAsObject(), *S = Serial[I].getAsObject();
+    ASSERT_TRUE(P && S);
+    EXPECT_EQ(Parallel[I], Serial[I])
+        << "row " << I << ": " << S->getString("workload").value_or("?").str() << " on "
+        << S->getString("input").value_or("?").str() << " differs with two threads";
+  }
+}

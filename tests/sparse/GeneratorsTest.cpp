@@ -156,7 +156,9 @@ TEST(Generators, BlockDiagonalStaysInBlocksWithTheDensity) {
 
 TEST(Generators, BadParametersAreErrorsNamingTheParameter) {
   EXPECT_NE(errorOf(generateUniform(1, 10, 5, 6)).find("exceeds cols"), std::string::npos);
-  EXPECT_NE(errorOf(generateUniform(1, 2000000000, 2000000000, 2)).find("nonzeros"),
+  EXPECT_NE(errorOf(generateUniform(1, 200000000, 200000000, 11)).find("nonzeros"),
+            std::string::npos);
+  EXPECT_NE(errorOf(generateUniform(1, 2000000000, 10, 2)).find("at most 268435456"),
             std::string::npos);
   EXPECT_NE(errorOf(generatePowerLaw(1, 10, 5, -1, 0, 3)).find("exponent"), std::string::npos);
   EXPECT_NE(errorOf(generatePowerLaw(1, 10, 5, NAN, 0, 3)).find("exponent"), std::string::npos);
@@ -165,7 +167,9 @@ TEST(Generators, BadParametersAreErrorsNamingTheParameter) {
   EXPECT_NE(errorOf(generatePowerLaw(1, 10, 5, 1, 0, 6)).find("exceeds cols"), std::string::npos);
   EXPECT_NE(errorOf(generateBlockDiagonal(1, 10, 0, 0.5)).find("block size"), std::string::npos);
   EXPECT_NE(errorOf(generateBlockDiagonal(1, 10, 2, 0)).find("density"), std::string::npos);
-  EXPECT_NE(errorOf(generateBanded(1, 2000000000, 5)).find("nonzeros"), std::string::npos);
+  EXPECT_NE(errorOf(generateBanded(1, 200000000, 5)).find("nonzeros"), std::string::npos);
+  EXPECT_NE(errorOf(generateBanded(1, 2000000000, 5)).find("at most 268435456"),
+            std::string::npos);
 }
 
 } // namespace

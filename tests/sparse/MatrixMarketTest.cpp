@@ -136,10 +136,42 @@ TEST(MatrixMarket, SizeLineErrors) {
 // reserved (the test would die of bad_alloc otherwise).
 TEST(MatrixMarket, HugeCountsAreRefusedBeforeAllocation) {
   const std::string H = "%%MatrixMarket matrix coordinate real general\n";
-  expectError(H + "2000000000 2000000000 2000000000\n1 1 1\n", 2, "only 6 bytes follow");
-  expectError(H + "2000000000 2000000000 3000000000\n1 1 1\n", 2, "at most 2147483647");
+  expectError(H + "200000000 200000000 2000000000\n1 1 1\n", 2, "only 6 bytes follow");
+  expectError(H + "200000000 200000000 3000000000\n1 1 1\n", 2, "at most 2147483647");
   expectError("%%MatrixMarket matrix coordinate pattern general\n9 9 3\n1 1\n2 2\n", 2,
               "truncated");
+}
+
+// A matrix with no nonzeros still costs its row pointers (rows + 1 words
+// in CSR) and its x (cols words): a 2^31-1-row header would make toCsr
+// allocate 8 GiB, so the size line is refused against MaxDimension (2^28)
+// before anything is sized by it, naming the file and the header's line.
+TEST(MatrixMarket, HugeDimensionsAreRefusedBeforeAllocation) {
+  const std::string H = "%%MatrixMarket matrix coordinate real general\n% empty\n";
+  expectError(H + "2147483647 2147483647 0\n", 3, "too large; at most 268435456");
+  expectError(H + "268435457 1 0\n", 3, "too large");
+  expectError(H + "1 268435457 0\n", 3, "too large");
+  expectError("%%MatrixMarket matrix coordinate pattern symmetric\n2147483647 2147483647 0\n", 2,
+              "too large");
+  // The limit itself is accepted (the reader stores no per-row data).
+  CooMatrix AtLimit = parseOk(H + "268435456 268435456 0\n");
+  EXPECT_EQ(AtLimit.Rows, MaxDimension);
+  EXPECT_EQ(AtLimit.Cols, MaxDimension);
+
+  // Through loadCsr the error names the file's path and the line.
+  SmallString<128> Path;
+  ASSERT_FALSE(sys::fs::createTemporaryFile("huge", "mtx", Path));
+  {
+    std::ofstream F(Path.c_str());
+    F << H << "2147483647 2147483647 0\n";
+  }
+  Expected<CsrMatrix> A = loadCsr(Path);
+  sys::fs::remove(Path);
+  ASSERT_FALSE(bool(A)) << "a 2^31-1-row matrix was converted";
+  std::string Msg = toString(A.takeError());
+  EXPECT_NE(Msg.find((Path + ":3: matrix size 2147483647 x 2147483647 is too large").str()),
+            std::string::npos)
+      << Msg;
 }
 
 TEST(MatrixMarket, EntryErrors) {

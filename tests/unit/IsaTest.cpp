@@ -140,15 +140,16 @@ TEST(Isa, SchedulingClassesComeFromTheTdFiles) {
 
 TEST(Isa, SelectionPatternsNameExistingInstructionsWithMatchingArity) {
   ASSERT_FALSE(selectionPatterns().empty());
-  for (const PatternDesc &P : selectionPatterns()) {
-    const InstrDesc &D = getDesc(P.Result);
+  for (const tandem::target::PatternDesc &P : selectionPatterns()) {
+    const InstrDesc &D = getDesc(Opcode(P.Opcode));
     unsigned Uses = 0;
     for (unsigned K = 0; K < D.NumOperands; ++K)
       Uses += !D.Operands[K].IsDef;
-    EXPECT_EQ(Uses, P.NumOperands) << P.IRName;
+    EXPECT_EQ(Uses, unsigned(P.NumArgs + P.NumFixed)) << P.IRName;
+    EXPECT_EQ(D.NumOperands, P.NumInstOperands) << P.IRName;
   }
   EXPECT_STREQ(selectionPatterns().front().IRName, "add");
-  EXPECT_EQ(selectionPatterns().front().Result, Opcode::ADDI);
+  EXPECT_EQ(Opcode(selectionPatterns().front().Opcode), Opcode::ADDI);
 }
 
 TEST(Isa, SpecialRegistersLookUpByName) {

@@ -17,6 +17,12 @@
 //   model's pick; the report says how often it is within 10% of the
 //   fastest measured.
 //
+// A workload's iss run (then its static estimate) and its rtl run are
+// independent: they run TANDEM_JOBS at a time (runJobs); both devices are
+// deterministic and rows are made in workload order, so the report does not
+// depend on TANDEM_JOBS. The rtl is nearly all the work (docs/Report.md,
+// "Run time"); the time per phase is printed at the end.
+//
 // Progress goes to stderr; the last stdout line is the accuracy summary.
 // Exit status: 0 when the report was written and every workload computed
 // the right result, 1 otherwise (the report is still written), 2 for a
@@ -33,6 +39,7 @@
 #include "Report.h"
 #include "SimtModel.h"
 #include "StaticEstimate.h"
+#include "StaticInputs.h"
 #include "Suite.h"
 #include "TraceProfile.h"
 #include "sparse/Csr.h"
@@ -50,12 +57,17 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,6 +107,9 @@ struct Options {
   /// Matrices with more nonzeros are cut to their first rows (see Notes).
   uint64_t MaxNnz = 100000;
   unsigned MaxMatrices = 100;
+  /// How many iss/rtl runs go at once: TANDEM_JOBS, else the hardware
+  /// threads. The runs are deterministic, so the report is the same for any.
+  unsigned Jobs = 1;
   std::string Command;
 };
 
@@ -127,7 +142,10 @@ void printHelp(raw_ostream &OS) {
         "  --profile quick|none|FILE  where the model's DRAM/ALU/FPU latencies come from: "
         "the quick microbenchmark profile run on rtl first (default), the configuration "
         "alone, or a `tandem profile -o` file\n"
-        "  -h, --help            print this help\n";
+        "  -h, --help            print this help\n\n"
+        "ENVIRONMENT:\n"
+        "  TANDEM_JOBS=N         iss/rtl runs at once (default: the hardware threads); the "
+        "report is the same for any N\n";
 }
 
 int usageError(const Twine &Msg) {
@@ -216,6 +234,14 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     O.MaxNnz = std::min<uint64_t>(O.MaxNnz, 3000);
     O.MaxMatrices = 2;
   }
+  StringRef Jobs = getenv("TANDEM_JOBS") ? getenv("TANDEM_JOBS") : "";
+  if (Jobs.empty())
+    O.Jobs = hardware_concurrency().compute_thread_count();
+  else if (Jobs.getAsInteger(10, O.Jobs) || O.Jobs == 0)
+    return usageError("TANDEM_JOBS must be a positive integer, not '" + Jobs + "'");
+  // The debug dump is printed by the runs themselves: one at a time.
+  if (getenv("TANDEM_REPORT_DEBUG"))
+    O.Jobs = 1;
   return std::nullopt;
 }
 
@@ -309,55 +335,160 @@ void debugProfile(const LaunchProfile &L, StringRef Inputs) {
                     L.Memory.L1Hits, L.Memory.L1Misses, L.Memory.DramRequests);
 }
 
-Error runWorkload(const AcceleratorConfig &Config, const ModelSetup &Model,
-                  const KernelImage &Img, const suite::Problem &P, StringRef Name,
-                  bool MeasureRtl, Outcome &Out) {
-  // iss with the trace: the model's input.
+/// Runs \p P on a fresh \p DeviceName device opened with \p Opts.
+Error runOnDevice(StringRef DeviceName, const DeviceOptions &Opts, const KernelImage &Img,
+                  const suite::Problem &P, StringRef Name, suite::SuiteResult &Result) {
+  Expected<std::unique_ptr<Device>> D = openDevice(DeviceName, Opts);
+  if (!D)
+    return D.takeError();
+  if (Error E = (*D)->loadImage(Img))
+    return E;
+  suite::RunOptions RO;
+  RO.Limit = suite::Limits::of(Opts.Config);
+  return suite::runProblem(**D, P, Name, Result, RO);
+}
+
+/// The iss run with its trace on: the model's "iss-assisted" input. What it
+/// has to say goes to \p Messages (runs may be on other threads).
+Error runIss(const AcceleratorConfig &Config, const ModelSetup &Model, const KernelImage &Img,
+             const suite::Problem &P, StringRef Name, Outcome &Out, std::string &Messages) {
   TraceProfiler Profiler(Model.Config, Model.latencies());
   DeviceOptions IssOpts;
   IssOpts.Config = Config;
   IssOpts.Trace = &Profiler;
-  Expected<std::unique_ptr<Device>> Iss = openDevice("iss", IssOpts);
-  if (!Iss)
-    return Iss.takeError();
-  if (Error E = (*Iss)->loadImage(Img))
-    return E;
   suite::SuiteResult IssResult;
-  suite::RunOptions RO;
-  RO.Limit = suite::Limits::of(Config);
-  if (Error E = suite::runProblem(**Iss, P, Name, IssResult, RO))
+  if (Error E = runOnDevice("iss", IssOpts, Img, P, Name, IssResult))
     return E;
   Profiler.finish();
   if (Profiler.malformedLines())
-    errs() << "tandem report: " << Name << ": " << Profiler.malformedLines()
-           << " iss trace lines the model could not read were left out\n";
+    Messages += formatv("tandem report: {0}: {1} iss trace lines the model could not read "
+                        "were left out\n",
+                        Name, Profiler.malformedLines());
   if (!IssResult.Passed) {
     Out.Passed = false;
     Out.Failure = "iss: " + IssResult.Message;
   }
   Out.Profiles = std::move(Profiler.launches());
-  if (getenv("TANDEM_REPORT_DEBUG"))
+  if (getenv("TANDEM_REPORT_DEBUG")) // (then one run at a time: Options::Jobs)
     for (const LaunchProfile &L : Out.Profiles)
       debugProfile(L, "iss-assisted");
-  if (!MeasureRtl)
-    return Error::success();
+  return Error::success();
+}
 
+/// The rtl run: the measurement, counters summed over the launches; a wrong
+/// result is described in \p Failure.
+Error runRtl(const AcceleratorConfig &Config, const KernelImage &Img, const suite::Problem &P,
+             StringRef Name, std::optional<Counters> &Measured, std::string &Failure) {
   DeviceOptions RtlOpts;
   RtlOpts.Config = Config;
-  Expected<std::unique_ptr<Device>> Rtl = openDevice("rtl", RtlOpts);
-  if (!Rtl)
-    return Rtl.takeError();
-  if (Error E = (*Rtl)->loadImage(Img))
-    return E;
   suite::SuiteResult RtlResult;
-  if (Error E = suite::runProblem(**Rtl, P, Name, RtlResult, RO))
+  if (Error E = runOnDevice("rtl", RtlOpts, Img, P, Name, RtlResult))
     return E;
-  if (!RtlResult.Passed) {
-    Out.Passed = false;
-    Out.Failure += "rtl: " + RtlResult.Message;
-  }
-  Out.Measured = sumCounters(RtlResult.PerLaunch);
+  if (!RtlResult.Passed)
+    Failure = RtlResult.Message;
+  Measured = sumCounters(RtlResult.PerLaunch);
   return Error::success();
+}
+
+//===--- Where the time goes ------------------------------------------------===//
+
+using Clock = std::chrono::steady_clock;
+
+/// The report's phases. Their times are wall seconds summed over the runs
+/// in each, however many ran at once: they say where the work is; the total
+/// wall time says how well the runs overlapped.
+enum class Phase : unsigned { Profile, Compile, Inputs, Iss, Static, Rtl, Predict, Write };
+constexpr const char *PhaseNames[] = {"profile", "compile", "inputs", "iss",
+                                      "static",  "rtl",     "predict", "write"};
+
+/// Seconds per phase; safe to add to from several threads.
+class PhaseTimes {
+public:
+  /// Adds the time since \p Begin to \p P; returns it.
+  double add(Phase P, Clock::time_point Begin) {
+    double S = std::chrono::duration<double>(Clock::now() - Begin).count();
+    std::lock_guard<std::mutex> Lock(M);
+    Seconds[unsigned(P)] += S;
+    return S;
+  }
+  /// "profile 2.9 s, compile 0.8 s, ..."
+  std::string summary() const {
+    std::lock_guard<std::mutex> Lock(M);
+    std::string Out;
+    for (unsigned I = 0; I < Seconds.size(); ++I)
+      Out += formatv("{0}{1} {2:F1} s", I ? ", " : "", PhaseNames[I], Seconds[I]).str();
+    return Out;
+  }
+
+private:
+  mutable std::mutex M;
+  std::array<double, std::size(PhaseNames)> Seconds{};
+};
+
+//===--- Jobs: a workload's iss and rtl runs, in parallel -------------------===//
+
+/// One workload (a suite case, or an SpMV variant on a matrix): what runs,
+/// how its rows are labelled, and what its two tasks found. The iss task
+/// (traced run, then the static estimate) and the rtl task (the
+/// measurement) only read the image and the problem and each writes its own
+/// fields, so they run concurrently with each other and with other jobs'.
+struct Job {
+  std::string Workload, Input, Group;
+  bool TunedOn = false;
+  const KernelImage *Img = nullptr;
+  suite::Problem Problem;
+
+  // The iss task's.
+  Outcome Iss; ///< the profiles; Passed and Failure of the iss run
+  std::vector<LaunchProfile> Static;
+  std::string StaticReason, IssError, Messages;
+  double IssSeconds = 0;
+  // The rtl task's.
+  std::optional<Counters> Measured;
+  std::string RtlFailure, RtlError;
+  double RtlSeconds = 0;
+};
+
+/// Runs every job's iss task and (with \p MeasureRtl) rtl task on
+/// \p Threads threads (1: in order on this one) and hands each job to
+/// \p Done once it and every job before it have finished: in job order and
+/// one at a time, so the progress display and the rows come out as from one
+/// thread.
+void runJobs(MutableArrayRef<Job> Jobs, unsigned Threads, bool MeasureRtl,
+             function_ref<void(Job &)> IssTask, function_ref<void(Job &)> RtlTask,
+             function_ref<void(Job &)> Done) {
+  if (Threads <= 1) {
+    for (Job &J : Jobs) {
+      IssTask(J);
+      if (MeasureRtl)
+        RtlTask(J);
+      Done(J);
+    }
+    return;
+  }
+  std::mutex M;
+  std::vector<unsigned> TasksLeft(Jobs.size(), MeasureRtl ? 2 : 1);
+  size_t NextDone = 0;
+  auto Finished = [&](size_t I) {
+    std::lock_guard<std::mutex> Lock(M);
+    if (--TasksLeft[I] > 0)
+      return;
+    while (NextDone < Jobs.size() && TasksLeft[NextDone] == 0)
+      Done(Jobs[NextDone++]);
+  };
+  DefaultThreadPool Pool(hardware_concurrency(Threads));
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    Pool.async([&, I] {
+      IssTask(Jobs[I]);
+      Finished(I);
+    });
+    if (MeasureRtl)
+      Pool.async([&, I] {
+        RtlTask(Jobs[I]);
+        Finished(I);
+      });
+  }
+  Pool.wait();
 }
 
 //===--- Workloads ----------------------------------------------------------===//
@@ -388,11 +519,13 @@ std::vector<uint32_t> bufferAddresses(const suite::Problem &P) {
   return Out;
 }
 
-/// The static estimate of every launch of \p P, or why there is none.
+/// The static estimate of every launch of \p P, or why there is none; the
+/// input data it may read are \p Workload's (models/StaticInputs.h).
 Error staticProfiles(const ModelSetup &Model, const KernelImage &Img,
-                     const suite::Problem &P, const InputModel &Inputs,
+                     const suite::Problem &P, StringRef Workload,
                      std::vector<LaunchProfile> &Out) {
   std::vector<uint32_t> Addr = bufferAddresses(P);
+  std::vector<StaticLaunch> Launches;
   for (const suite::Launch &La : P.Launches) {
     StaticLaunch S;
     S.Kernel = La.Kernel;
@@ -412,6 +545,13 @@ Error staticProfiles(const ModelSetup &Model, const KernelImage &Img,
         S.ParamWords[Word] =
             A.K == suite::Arg::Kind::Buffer ? Addr[A.BufferIndex] : A.Bits;
     }
+    Launches.push_back(std::move(S));
+  }
+  std::vector<HostBuffer> Buffers;
+  for (size_t I = 0; I < P.Buffers.size(); ++I)
+    Buffers.push_back({P.Buffers[I].Name, Addr[I], P.Buffers[I].Data});
+  InputModel Inputs = workloadInputs(Workload, Buffers, Launches);
+  for (const StaticLaunch &S : Launches) {
     Expected<LaunchProfile> L =
         estimateLaunch(Img, S, Model.Config, Inputs, Model.latencies());
     if (!L)
@@ -421,96 +561,6 @@ Error staticProfiles(const ModelSetup &Model, const KernelImage &Img,
     Out.push_back(std::move(*L));
   }
   return Error::success();
-}
-
-/// What thread-per-row and warp-per-row CSR SpMV need to know about the
-/// matrix that the code cannot show (StaticEstimate.h, InputModel): the row
-/// lengths (the row loop's trip count, per thread) and, for the gathers,
-/// where the nonzeros of a row lie. The colIdx/vals streams of a row are
-/// contiguous from the row's start; the row's x columns are spread in order
-/// over a window around its diagonal as wide as the mean row span
-/// (sparse::MatrixStats), each moved by a hashed offset within its share.
-/// No column index is read.
-InputModel spmvInputs(const sparse::CsrMatrix &A, StringRef Variant,
-                      const AcceleratorConfig &C, uint32_t BlockThreads) {
-  struct Shared {
-    std::vector<uint32_t> RowStart, RowLength;
-    uint32_t Rows = 0, Cols = 0, Block = 128;
-    double WindowColumns = 1;
-    bool Vector = false;
-  };
-  auto S = std::make_shared<Shared>();
-  S->Rows = A.Rows;
-  S->Cols = A.Cols;
-  S->Block = BlockThreads;
-  S->Vector = Variant == "spmv_vector";
-  for (uint32_t R = 0; R < A.Rows; ++R) {
-    S->RowStart.push_back(A.RowPtr[R]);
-    S->RowLength.push_back(A.rowLength(R));
-  }
-  sparse::CacheShape Shape;
-  Shape.LineBytes = C.L1.LineBytes;
-  Shape.CapacityBytes = C.L1.SizeBytes;
-  sparse::MatrixStats St = sparse::computeStats(A, Shape);
-  S->WindowColumns = std::max(1.0, St.MeanRowSpan);
-  InputModel M;
-  M.LoopRange = [S](unsigned Loop, uint32_t Block, uint32_t Thread) -> std::optional<uint64_t> {
-    if (Loop != 0)
-      return std::nullopt;
-    uint64_t Global = uint64_t(Block) * S->Block + Thread;
-    uint64_t Row = S->Vector ? Global / 32 : Global;
-    if (Row >= S->Rows)
-      return std::nullopt;
-    uint64_t Len = S->RowLength[Row];
-    if (!S->Vector)
-      return Len;
-    uint32_t Lane = Thread % 32;
-    return Len > Lane ? Len - Lane : 0;
-  };
-  // Params: rows, rowPtr, colIdx, vals, x, y (words 0..5).
-  M.Address = [S](const DataAccess &D) -> std::optional<uint32_t> {
-    uint64_t Global = uint64_t(D.BlockLinear) * S->Block + D.Thread;
-    uint64_t Row = S->Vector ? Global / 32 : Global;
-    if (Row >= S->Rows || (D.Param != 2 && D.Param != 3 && D.Param != 4))
-      return std::nullopt;
-    uint32_t Lane = D.Thread % 32;
-    uint64_t InRow = S->Vector ? Lane + D.Iteration * D.Step + 32ull * D.Ordinal
-                               : D.Iteration * D.Step + D.Ordinal;
-    uint64_t Element = S->RowStart[Row] + InRow;
-    // Synthetic regions far apart; the real bases are only needed mod the
-    // L1 sets and DRAM channels, which the synthetic ones also spread.
-    if (D.Param == 2 || D.Param == 3)
-      return uint32_t(0x10000000u * uint32_t(D.Param) + Element * 4);
-    // x: a row's columns in CSR order, spread evenly over a window as wide
-    // as the mean row span (first to last column) centred on the row's
-    // diagonal, each moved by a hashed offset within its share of the span
-    // (columns are sorted in a row, not evenly spaced).
-    double Center = double(Row) * S->Cols / std::max(1u, S->Rows);
-    double Width = S->WindowColumns;
-    double Len = std::max<double>(1, S->RowLength[Row]);
-    uint64_t H = (Element + 1) * 0x9E3779B97F4A7C15ull;
-    H ^= H >> 29;
-    double Pick = double(H % 1000003) / 1000003.0;
-    double Col = std::clamp(Center - Width / 2 + (double(InRow) + Pick) * Width / Len, 0.0,
-                            double(S->Cols - 1));
-    return uint32_t(0x40000000u + uint64_t(Col) * 4);
-  };
-  return M;
-}
-
-/// The input statistics of a suite case the static estimator needs them
-/// for: the suite's own CSR SpMV cases (their generated matrix). Others:
-/// none (their rows say what was unknown).
-InputModel suiteInputs(StringRef Case, const suite::Problem &P, const AcceleratorConfig &C) {
-  if ((Case != "spmv_scalar" && Case != "spmv_vector") || P.Launches.empty())
-    return {};
-  sparse::CsrMatrix A;
-  A.Rows = P.size("rows");
-  A.Cols = P.size("cols");
-  A.RowPtr = P.buffer("rowPtr").Data;
-  A.ColIdx = P.buffer("colIdx").Data;
-  A.Values.assign(A.ColIdx.size(), 1.0f);
-  return spmvInputs(A, Case, C, P.Launches.front().Block.X);
 }
 
 void predictStatic(Pending &P, const ModelParams &Params);
@@ -804,7 +854,7 @@ void predictStatic(Pending &P, const ModelParams &Params) {
   P.Row.StaticPredicted = predictAll(P.StaticProfiles, Params).Cycles;
 }
 
-void progress(size_t I, const Pending &P) {
+void progress(size_t I, const Pending &P, double IssSeconds, double RtlSeconds) {
   errs() << formatv("[{0,3}] {1,-14} {2,-48} predicted {3,10:N}", I, P.Row.Workload,
                     P.Row.Group == "matrix" ? sys::path::filename(P.Row.Input).str()
                                             : P.Row.Input.substr(0, 48),
@@ -816,7 +866,10 @@ void progress(size_t I, const Pending &P) {
     errs() << formatv("  static {0,6:F1}%", *E);
   else if (!P.Row.StaticReason.empty())
     errs() << "  static: none";
-  errs() << '\n';
+  errs() << formatv("  (iss {0:F1} s", IssSeconds);
+  if (P.Row.Measured)
+    errs() << formatv(", rtl {0:F1} s", RtlSeconds);
+  errs() << ")\n";
 }
 
 } // namespace
@@ -854,7 +907,8 @@ int reportCommand(int Argc, char **Argv) {
   Options O;
   if (std::optional<int> Stop = parseArgs(Argc, Argv, O))
     return *Stop;
-  auto Start = std::chrono::steady_clock::now();
+  auto Start = Clock::now();
+  PhaseTimes Times;
   Expected<AcceleratorConfig> Config =
       loadConfig(O.ConfigPath.empty() ? defaultConfigPath() : O.ConfigPath);
   if (!Config) {
@@ -868,6 +922,7 @@ int reportCommand(int Argc, char **Argv) {
   ModelSetup Model{*Config, std::nullopt};
   {
     Expected<std::optional<ModelLatencies>> L = loadProfile(O, *Config);
+    Times.add(Phase::Profile, Start);
     if (!L) {
       errs() << "tandem report: error: the device profile: " << toString(L.takeError())
              << '\n';
@@ -896,68 +951,64 @@ int reportCommand(int Argc, char **Argv) {
   suite::RunOptions SuiteOpts;
   SuiteOpts.Limit = suite::Limits::of(*Config);
 
+  // Each suite case compiled once: the SpMV jobs reuse the suite's
+  // spmv_scalar and spmv_balanced images.
+  std::map<std::string, KernelImage> Images;
+  auto ImageOf = [&](const suite::SuiteCase &C) -> Expected<const KernelImage *> {
+    auto It = Images.find(C.Name);
+    if (It != Images.end())
+      return &It->second;
+    auto Begin = Clock::now();
+    Expected<compiler::CompileResult> Compiled = suite::compileCase(C, Config->Registers);
+    Times.add(Phase::Compile, Begin);
+    if (!Compiled)
+      return Compiled.takeError();
+    if (!Compiled->Image)
+      return createStringError(inconvertibleErrorCode(), "no image");
+    return &(Images[C.Name] = std::move(*Compiled->Image));
+  };
+  std::vector<Job> Jobs;
+
   // The kernel suite.
   for (const suite::SuiteCase &C : suite::suiteCases()) {
     if (Devices.empty())
       break; // gpu only: its rows come from the runner's results below
     if (O.Quick && !is_contained(QuickCases, C.Name))
       continue;
-    Expected<compiler::CompileResult> Compiled = suite::compileCase(C, Config->Registers);
-    if (!Compiled || !Compiled->Image) {
-      errs() << "tandem report: " << C.Name << ": "
-             << (Compiled ? "no image" : toString(Compiled.takeError())) << '\n';
+    Expected<const KernelImage *> Img = ImageOf(C);
+    if (!Img) {
+      errs() << "tandem report: " << C.Name << ": " << toString(Img.takeError()) << '\n';
       Ok = false;
       continue;
     }
-    suite::Problem P = C.makeProblem(SuiteOpts);
-    Outcome Out;
-    if (Error E = runWorkload(*Config, Model, *Compiled->Image, P, C.Name, O.Rtl, Out)) {
-      errs() << "tandem report: " << C.Name << ": " << toString(std::move(E)) << '\n';
-      Ok = false;
-      continue;
-    }
-    if (!Out.Passed) {
-      errs() << "tandem report: " << C.Name << ": wrong result: " << Out.Failure << '\n';
-      Ok = false;
-    }
-    std::vector<LaunchProfile> Static;
-    std::string StaticReason;
-    if (Error E = staticProfiles(Model, *Compiled->Image, P, suiteInputs(C.Name, P, *Config),
-                                 Static))
-      StaticReason = toString(std::move(E));
-    for (const std::string &D : Devices) {
-      Pending Row;
-      Row.StaticProfiles = Static;
-      Row.Row.StaticReason = StaticReason;
-      Row.Row.Device = D;
-      Row.Row.Workload = C.Name;
-      Row.Row.Input = P.describe();
-      Row.Row.Group = "suite";
-      Row.Row.TunedOn = is_contained(CalibrationCases, C.Name);
-      if (D == "rtl")
-        fillRow(Row.Row, Out, *Config);
-      else
-        fillRow(Row.Row, Outcome{Out.Profiles, {}, std::nullopt, true, ""}, *Config);
-      Row.Profiles = Out.Profiles;
-      predictRow(Row, R.Params);
-      progress(Rows.size() + 1, Row);
-      Rows.push_back(std::move(Row));
-    }
+    auto Begin = Clock::now();
+    Job J;
+    J.Workload = C.Name;
+    J.Group = "suite";
+    J.TunedOn = is_contained(CalibrationCases, C.Name);
+    J.Img = *Img;
+    J.Problem = C.makeProblem(SuiteOpts);
+    J.Input = J.Problem.describe();
+    Times.add(Phase::Inputs, Begin);
+    Jobs.push_back(std::move(J));
   }
 
   // SpMV on matrices: three variants each.
   std::vector<NamedMatrix> Matrices;
-  if (!Devices.empty())
+  if (!Devices.empty()) {
+    auto Begin = Clock::now();
     Matrices = loadMatrices(O, R, Ok);
+    Times.add(Phase::Inputs, Begin);
+  }
   const suite::SuiteCase *Spmv = suite::findCase("spmv_scalar");
   const suite::SuiteCase *Merge = suite::findCase("spmv_balanced");
-  std::optional<KernelImage> SpmvImg, MergeImg;
+  const KernelImage *SpmvImg = nullptr, *MergeImg = nullptr;
   if (Spmv && Merge && !Matrices.empty()) {
-    Expected<compiler::CompileResult> A = suite::compileCase(*Spmv, Config->Registers);
-    Expected<compiler::CompileResult> B = suite::compileCase(*Merge, Config->Registers);
+    Expected<const KernelImage *> A = ImageOf(*Spmv);
+    Expected<const KernelImage *> B = ImageOf(*Merge);
     if (A && B) {
-      SpmvImg = std::move(A->Image);
-      MergeImg = std::move(B->Image);
+      SpmvImg = *A;
+      MergeImg = *B;
     } else {
       errs() << "tandem report: compiling the SpMV kernels: "
              << (A ? toString(B.takeError()) : toString(A.takeError())) << '\n';
@@ -968,51 +1019,90 @@ int reportCommand(int Argc, char **Argv) {
   }
   for (const NamedMatrix &M : SpmvImg && MergeImg ? Matrices : std::vector<NamedMatrix>{}) {
     for (const char *Variant : SpmvVariants) {
-      suite::Problem P = spmvProblem(M.A, Variant, SuiteOpts.Limit, 7);
-      const KernelImage &Img = StringRef(Variant) == "spmv_merge" ? *MergeImg : *SpmvImg;
-      Outcome Out;
-      if (Error E = runWorkload(*Config, Model, Img, P, Variant, O.Rtl, Out)) {
-        errs() << "tandem report: " << Variant << " on " << M.Input << ": "
-               << toString(std::move(E)) << '\n';
-        Ok = false;
-        continue;
-      }
-      if (!Out.Passed) {
-        errs() << "tandem report: " << Variant << " on " << M.Input
-               << ": wrong result: " << Out.Failure << '\n';
-        Ok = false;
-      }
-      std::vector<LaunchProfile> Static;
-      std::string StaticReason;
-      if (Error E = staticProfiles(Model, Img, P,
-                                     spmvInputs(M.A, Variant, *Config,
-                                                P.Launches.front().Block.X),
-                                     Static))
-        StaticReason = toString(std::move(E));
-      for (const std::string &D : Devices) {
-        Pending Row;
-        Row.StaticProfiles = Static;
-        Row.Row.StaticReason = StaticReason;
-        Row.Row.Device = D;
-        Row.Row.Workload = Variant;
-        Row.Row.Input = M.Input;
-        Row.Row.Group = M.Group;
-        if (D == "rtl")
-          fillRow(Row.Row, Out, *Config);
-        else
-          fillRow(Row.Row, Outcome{Out.Profiles, {}, std::nullopt, true, ""}, *Config);
-        Row.Profiles = Out.Profiles;
-        predictRow(Row, R.Params);
-        progress(Rows.size() + 1, Row);
-        Rows.push_back(std::move(Row));
-      }
+      auto Begin = Clock::now();
+      Job J;
+      J.Workload = Variant;
+      J.Input = M.Input;
+      J.Group = M.Group;
+      J.Img = StringRef(Variant) == "spmv_merge" ? MergeImg : SpmvImg;
+      J.Problem = spmvProblem(M.A, Variant, SuiteOpts.Limit, 7);
+      Times.add(Phase::Inputs, Begin);
+      Jobs.push_back(std::move(J));
     }
   }
 
+  // Every job's iss run (then its static estimate) and rtl run, O.Jobs at a
+  // time; the rows are made in job order as the jobs finish.
+  errs() << formatv("tandem report: {0} workloads, {1} run{2} at a time (TANDEM_JOBS)\n",
+                    Jobs.size(), O.Jobs, O.Jobs == 1 ? "" : "s");
+  auto IssTask = [&](Job &J) {
+    auto Begin = Clock::now();
+    if (Error E = runIss(*Config, Model, *J.Img, J.Problem, J.Workload, J.Iss, J.Messages))
+      J.IssError = toString(std::move(E));
+    J.IssSeconds = Times.add(Phase::Iss, Begin);
+    if (!J.IssError.empty())
+      return;
+    Begin = Clock::now();
+    if (Error E = staticProfiles(Model, *J.Img, J.Problem, J.Workload, J.Static))
+      J.StaticReason = toString(std::move(E));
+    Times.add(Phase::Static, Begin);
+  };
+  auto RtlTask = [&](Job &J) {
+    auto Begin = Clock::now();
+    if (Error E = runRtl(*Config, *J.Img, J.Problem, J.Workload, J.Measured, J.RtlFailure))
+      J.RtlError = toString(std::move(E));
+    J.RtlSeconds = Times.add(Phase::Rtl, Begin);
+  };
+  auto Done = [&](Job &J) {
+    errs() << J.Messages;
+    std::string Where = J.Group == "suite" ? J.Workload : J.Workload + " on " + J.Input;
+    if (!J.IssError.empty() || !J.RtlError.empty()) {
+      errs() << "tandem report: " << Where << ": "
+             << (J.IssError.empty() ? J.RtlError : J.IssError) << '\n';
+      Ok = false;
+      J = Job(); // what it held is no longer needed
+      return;
+    }
+    Outcome Out = std::move(J.Iss);
+    Out.Measured = std::move(J.Measured);
+    if (!J.RtlFailure.empty()) {
+      Out.Passed = false;
+      Out.Failure += "rtl: " + J.RtlFailure;
+    }
+    if (!Out.Passed) {
+      errs() << "tandem report: " << Where << ": wrong result: " << Out.Failure << '\n';
+      Ok = false;
+    }
+    auto Begin = Clock::now();
+    for (const std::string &D : Devices) {
+      Pending Row;
+      Row.StaticProfiles = J.Static;
+      Row.Row.StaticReason = J.StaticReason;
+      Row.Row.Device = D;
+      Row.Row.Workload = J.Workload;
+      Row.Row.Input = J.Input;
+      Row.Row.Group = J.Group;
+      Row.Row.TunedOn = J.TunedOn;
+      if (D == "rtl")
+        fillRow(Row.Row, Out, *Config);
+      else
+        fillRow(Row.Row, Outcome{Out.Profiles, {}, std::nullopt, true, ""}, *Config);
+      Row.Profiles = Out.Profiles;
+      predictRow(Row, R.Params);
+      progress(Rows.size() + 1, Row, J.IssSeconds, J.RtlSeconds);
+      Rows.push_back(std::move(Row));
+    }
+    Times.add(Phase::Predict, Begin);
+    J = Job();
+  };
+  runJobs(Jobs, O.Jobs, O.Rtl, IssTask, RtlTask, Done);
+
   if (O.Fit) {
+    auto Begin = Clock::now();
     fitConstants(Rows, R.Params);
     for (Pending &P : Rows)
       predictRow(P, R.Params);
+    Times.add(Phase::Predict, Begin);
   }
 
   // The model's SpMV pick per matrix (rtl rows).
@@ -1036,10 +1126,11 @@ int reportCommand(int Argc, char **Argv) {
                     "of the same launch (per-warp instruction mix, memory addresses)");
   R.Notes.push_back("static_predicted: the same model on a purely static profile "
                     "(models/StaticEstimate.h): the machine code walked per warp with the "
-                    "values the launch determines; data-dependent branches run both sides; "
-                    "SpMV row loops take their trip counts from the row lengths and the x "
-                    "gathers their addresses from matrix statistics; no iss run. Rows "
-                    "without one say why (static_reason)");
+                    "values the launch determines and the integer input data the host "
+                    "holds (below); other data-dependent branches run both sides; no iss "
+                    "run. Rows without one say why (static_reason)");
+  for (const std::string &Note : staticInputNotes())
+    R.Notes.push_back(Note);
   R.Notes.push_back(formatv("calibration kernels (the two fitted constants): {0}; all other "
                             "rows are not tuned on",
                             join(std::begin(CalibrationCases), std::end(CalibrationCases), ", ")));
@@ -1047,15 +1138,18 @@ int reportCommand(int Argc, char **Argv) {
     R.Rows.push_back(std::move(P.Row));
   if (O.Gpu && !addGpuRows(O, R))
     Ok = false;
+  auto WriteBegin = Clock::now();
   if (Error E = writeReportFiles(R, O.OutDir)) {
     errs() << "tandem report: error: " << toString(std::move(E)) << '\n';
     return 1;
   }
-  double Seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  Times.add(Phase::Write, WriteBegin);
+  double Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
   errs() << formatv("tandem report: wrote {0}/report.json, report.md, report.html ({1} rows, "
                     "{2:F0} s)\n",
                     O.OutDir, R.Rows.size(), Seconds);
+  errs() << formatv("tandem report: time by phase, summed over the runs ({0} at a time): {1}\n",
+                    O.Jobs, Times.summary());
   outs() << R.summaryLine() << '\n';
   return Ok ? 0 : 1;
 }

@@ -220,8 +220,7 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
     sparse::CacheShape Cache = cacheShapeForL2(Profile);
     for (const gpu::Json &S : Manifest["timing"].A)
       if (S["generator"].S == "csr" && gpu::syntheticName(S) == Name) {
-        gpu::Rng R(gpu::matrixSeed(Name));
-        sparse::CsrMatrix A = toSparseCsr(gpu::syntheticFromSpec(S, R));
+        sparse::CsrMatrix A = toSparseCsr(gpu::syntheticMatrix(S));
         return &(StatsByMatrix[Name] = sparse::computeStats(A, Cache));
       }
     if (Manifest.has("matrices"))

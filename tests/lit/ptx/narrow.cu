@@ -73,7 +73,8 @@ extern "C" __global__ void shorts(const short *in, short *out, short d) {
 // CHECK-NEXT: div.s32 {{%r[0-9]+}}, [[VS]], [[DS]];
 // CHECK: shr.s32 [[SHR:%r[0-9]+]], {{%r[0-9]+}}, 3;
 // CHECK-NEXT: and.b32 {{%r[0-9]+}}, [[SHR]], 65535;
-// CHECK: setp.lt.s32 [[P:%p[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}};
+// The compare reads the words the division sign-extended (once per block).
+// CHECK: setp.lt.s32 [[P:%p[0-9]+]], [[VS]], [[DS]];
 // A short -1 is 65535 in its zero-extended register.
 // CHECK-NEXT: selp.b32 {{%r[0-9]+}}, 1, 65535, [[P]];
 // CHECK: and.b32 [[R:%r[0-9]+]], {{%r[0-9]+}}, 65535;
