@@ -21,12 +21,20 @@
 // then mask), an i64 is two words. Stores and atomics there are errors
 // (Prepare reports them first, with the source line).
 //
-// Opcodes are looked up by mnemonic (`ld.<space>.<u|s><bits>`, `atom.<space>.
-// <op>`) so no table of memory opcodes is repeated here.
+// One-to-one loads and stores come from SimtPatterns.td: this file picks the
+// node (`load.<space>.<bits>`, `sextload.<space>.<bits>` for a narrow load
+// only ever sign-extended, `store.<space>.<bits>`), folds the address and
+// moves an offset the pattern's simm12 does not take into the base. Still
+// C++ here, not one-to-one: i64 loads and stores (two word accesses),
+// sub-word __constant__ loads (word load, shift, mask) and cmpxchg's success
+// flag. Those opcodes are looked up by mnemonic (`ld.<space>.u32`,
+// `atom.<space>.cas`) so no table of memory opcodes is repeated here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SelectSimtImpl.h"
+
+#include "PatternMatch.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
@@ -198,14 +206,34 @@ Expected<Address> Selector::addressOf(Value *Ptr) {
   return Address{*Base, Off};
 }
 
+/// \p A with its offset moved into the base: [base + 0] (a constant
+/// address, base r0, becomes a loaded immediate).
+static Address offsetIntoBase(Selector &S, Address A) {
+  Reg Base = A.Base == 0 ? S.loadImm(A.Offset)
+                         : S.emitRI(Opcode::ADDI, Opcode::ADD, A.Base, A.Offset);
+  return Address{Base, 0};
+}
+
 /// Base + offset where the offset fits \p O's simm12 (and \p Extra more
 /// bytes, for the second word of an i64); else the offset moves into the base.
 static Address fitOffset(Selector &S, Address A, Opcode O, int64_t Extra = 0) {
   if (Selector::fitsImm(O, A.Offset) && Selector::fitsImm(O, A.Offset + Extra))
     return A;
-  Reg Base = A.Base == 0 ? S.loadImm(A.Offset)
-                         : S.emitRI(Opcode::ADDI, Opcode::ADD, A.Base, A.Offset);
-  return Address{Base, 0};
+  return offsetIntoBase(S, A);
+}
+
+/// \p A where the load/store pattern of node \p Node (SimtPatterns.td: its
+/// `addr` operand, then for a store the value) takes A's offset; else the
+/// offset moves into the base (offset 0 fits every addressing mode).
+static Address fitPatternOffset(Selector &S, StringRef Node, Address A, bool IsStore) {
+  constexpr uint8_t GPRClass = 0;
+  SmallVector<PatternInput, 2> Inputs{{GPRClass, A.Offset, /*IsAddress=*/true}};
+  if (IsStore)
+    Inputs.push_back({GPRClass, std::nullopt});
+  if (findPattern(simt::selectionPatterns(), Node,
+                  IsStore ? target::NoResultClass : int16_t(GPRClass), Inputs))
+    return A;
+  return offsetIntoBase(S, A);
 }
 
 //===----------------------------------------------------------------------===//
@@ -317,10 +345,16 @@ Error Selector::selectLoad(LoadInst &L) {
   }
   bool Signed = Bytes < 4 && Bits > 1 && !L.use_empty() &&
                 llvm::all_of(L.users(), [](User *U) { return isa<SExtInst>(U); });
-  Opcode O = mnemonicOpcode("ld." + SpaceStr + (Signed ? ".s" : ".u") + Twine(Bytes * 8));
-  Address A = fitOffset(*this, *Addr, O);
+  // load_<space>_<bits> / sextload_<space>_<bits> in SimtPatterns.td.
+  std::string Node =
+      formatv("{0}.{1}.{2}", Signed ? "sextload" : "load", SpaceStr, Bytes * 8).str();
+  Address A = fitPatternOffset(*this, Node, *Addr, /*IsStore=*/false);
   Reg Dst = result(&L);
-  emit(O, {Operand::def(Dst), Operand::use(A.Base), Operand::imm(A.Offset)});
+  Expected<bool> Done = selectByPattern(Node, {{nullptr, Ext::Any, A.Base, A.Offset}}, Dst);
+  if (!Done)
+    return Done.takeError();
+  if (!*Done)
+    return cannotSelect(L, "internal compiler error: no " + Node + " pattern in SimtPatterns.td");
   if (Bytes < 4) {
     if (Signed)
       noteSext(Dst, Bytes * 8);
@@ -405,9 +439,15 @@ Error Selector::selectStore(StoreInst &S) {
   Expected<Reg> V = regOf(Val, Bits == 1 ? Ext::Zext : Ext::Any);
   if (!V)
     return V.takeError();
-  Opcode O = mnemonicOpcode("st." + SpaceStr + ".u" + Twine(Bytes * 8));
-  Address A = fitOffset(*this, *Addr, O);
-  emit(O, {Operand::use(A.Base), Operand::imm(A.Offset), Operand::use(*V)});
+  // store_<space>_<bits> in SimtPatterns.td.
+  std::string Node = formatv("store.{0}.{1}", SpaceStr, Bytes * 8).str();
+  Address A = fitPatternOffset(*this, Node, *Addr, /*IsStore=*/true);
+  Expected<bool> Done = selectByPattern(
+      Node, {{nullptr, Ext::Any, A.Base, A.Offset}, {nullptr, Ext::Any, *V}}, mir::NoReg);
+  if (!Done)
+    return Done.takeError();
+  if (!*Done)
+    return cannotSelect(S, "internal compiler error: no " + Node + " pattern in SimtPatterns.td");
   return Error::success();
 }
 

@@ -22,11 +22,13 @@
 // Table-driven (PtxPatterns.td through the shared isel/PatternMatch.h, via
 // selectByPattern): arithmetic, selects, conversions, compares (setp with
 // its condition code), special-register reads, barriers and memory
-// barriers, shuffles, votes and atomics per space ([base+off] addressing). The rules below keep what is not
-// one-to-one: i8/i16 promotion, i1 logic and i1 compares, sign-extending
-// narrow operands of signed compares, casts between address spaces, GEPs,
-// loads and stores per space (ld.global.nc for read-only data), atomic sub,
-// i64 shift amounts, contraction, cttz and 64-bit counts, control flow.
+// barriers, shuffles, votes, atomics, loads and stores per space and width
+// ([base+off] addressing; load.global_nc for read-only data). The rules
+// below keep what is not one-to-one: i8/i16 promotion, i1 logic (an i1
+// select with a constant arm is one and/or.pred) and i1 compares,
+// sign-extending narrow operands of signed compares, casts between address
+// spaces, GEPs, which space an access is and the address folding, atomic
+// sub, i64 shift amounts, contraction, cttz and 64-bit counts, control flow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -998,8 +1000,29 @@ private:
   }
 
   /// selp for values; i1 values: (c & t) | (~c & f).
+  /// i1 selects with a constant arm are logic: `select c, x, false` is
+  /// `c & x` and `select c, true, x` is `c | x` (LLVM's canonical form of
+  /// `&&` and `||`), one and.pred / or.pred instead of the general
+  /// not/and/and/or.pred below.
+  Expected<bool> selectLogicalSelect(SelectInst &I) {
+    auto *T = dyn_cast<ConstantInt>(I.getTrueValue());
+    auto *F = dyn_cast<ConstantInt>(I.getFalseValue());
+    if (F && F->isZero())
+      return selectByPattern("and", argsOf({I.getCondition(), I.getTrueValue()}), RegClass::Pred,
+                             result(&I));
+    if (T && T->isOne())
+      return selectByPattern("or", argsOf({I.getCondition(), I.getFalseValue()}), RegClass::Pred,
+                             result(&I));
+    return false;
+  }
+
   Error selectSelect(SelectInst &I) {
     if (I.getType()->isIntegerTy(1)) {
+      Expected<bool> Logic = selectLogicalSelect(I);
+      if (!Logic)
+        return Logic.takeError();
+      if (*Logic)
+        return Error::success();
       Expected<Reg> C = regOf(I.getCondition());
       Expected<Reg> T = regOf(I.getTrueValue());
       Expected<Reg> Fl = regOf(I.getFalseValue());
@@ -1254,14 +1277,16 @@ private:
     }
   }
 
-  static StringRef memType(Type *T) {
-    if (T->isIntegerTy(8)) return "U8";
-    if (T->isIntegerTy(16)) return "U16";
-    if (T->isIntegerTy(32)) return "U32";
-    if (T->isIntegerTy(64) || T->isPointerTy()) return "U64";
-    if (T->isFloatTy()) return "F32";
-    if (T->isDoubleTy()) return "F64";
-    return "";
+  /// The access width in bits of a load or store of \p T (the load/store
+  /// nodes' <bits>); 0 where ptx has no such access.
+  static unsigned accessBits(Type *T) {
+    if (T->isIntegerTy(8) || T->isIntegerTy(16) || T->isIntegerTy(32) || T->isIntegerTy(64))
+      return T->getIntegerBitWidth();
+    if (T->isPointerTy() || T->isDoubleTy())
+      return 64;
+    if (T->isFloatTy())
+      return 32;
+    return 0;
   }
 
   /// A global load may take the read-only (non-coherent) path when the
@@ -1275,29 +1300,38 @@ private:
     return A && A->hasNoAliasAttr() && A->onlyReadsMemory();
   }
 
+  /// The folded address of \p Ptr as an addressing-mode pattern operand.
+  Expected<PatArg> addressArg(Value *Ptr) {
+    Expected<Address> A = addressOf(Ptr);
+    if (!A)
+      return A.takeError();
+    return PatArg{nullptr, A->Base, RegClass::B64, A->Offset};
+  }
+
+  /// Loads and stores come from the table (load_<space>_<bits> and
+  /// store_<space>_<bits> in PtxPatterns.td): the node names the space and
+  /// width, the value's class the type. Here: the space (and the read-only
+  /// path) and the folded address.
   Error selectLoad(LoadInst &L) {
     if (L.isAtomic())
       return cannotSelect(L, "atomic loads are not supported on ptx; use atomicAdd(p, 0)");
     Expected<StringRef> Space = spaceOf(L.getPointerOperand(), L);
     if (!Space)
       return Space.takeError();
-    StringRef T = memType(L.getType());
-    if (T.empty())
+    unsigned Bits = accessBits(L.getType());
+    if (!Bits)
       return cannotSelect(L, "loads of this type are not supported on ptx");
-    std::string Prefix = Space->str();
-    if (Prefix == "GLOBAL" && isReadOnlyGlobal(L))
-      Prefix = "GLOBAL_NC";
-    std::optional<Opcode> O = op(Prefix + "_LD_" + T.str());
-    if (!O)
-      return internal(L, "no load instruction for this type and space");
-    Expected<Address> A = addressOf(L.getPointerOperand());
-    if (!A)
-      return A.takeError();
-    Reg Dst = result(&L);
-    if (L.getType()->isIntegerTy(8) || L.getType()->isIntegerTy(16))
-      Fn->info(Dst).RegClass = uint8_t(RegClass::B32);
-    emit(*O, {Operand::def(Dst), Operand::use(A->Base), Operand::imm(A->Offset)});
-    return Error::success();
+    std::string SpaceName = Space->lower();
+    if (SpaceName == "global" && isReadOnlyGlobal(L))
+      SpaceName = "global_nc";
+    Expected<PatArg> Addr = addressArg(L.getPointerOperand());
+    if (!Addr)
+      return Addr.takeError();
+    Expected<bool> Done = selectByPattern(formatv("load.{0}.{1}", SpaceName, Bits).str(), {*Addr},
+                                          *classOf(L.getType()), result(&L));
+    if (!Done)
+      return Done.takeError();
+    return *Done ? Error::success() : internal(L, "no load pattern for this type and space");
   }
 
   Error selectStore(StoreInst &S) {
@@ -1307,27 +1341,16 @@ private:
     Expected<StringRef> Space = spaceOf(S.getPointerOperand(), S);
     if (!Space)
       return Space.takeError();
-    StringRef T = memType(V->getType());
-    std::optional<Opcode> O = op(Space->str() + "_ST_" + T.str());
-    if (T.empty() || !O)
-      return cannotSelect(S, "stores of this type are not supported on ptx");
-    Expected<Address> A = addressOf(S.getPointerOperand());
-    if (!A)
-      return A.takeError();
-    Reg Val;
-    if (std::optional<int64_t> Imm = immediateOf(V); Imm && !V->getType()->isPointerTy()) {
-      RegClass C = V->getType()->isIntegerTy(8) || V->getType()->isIntegerTy(16)
-                       ? RegClass::B32
-                       : *classOf(V->getType());
-      Val = materialize(*Imm, C);
-    } else {
-      Expected<Reg> R = regOf(V);
-      if (!R)
-        return R.takeError();
-      Val = *R;
-    }
-    emit(*O, {Operand::use(A->Base), Operand::imm(A->Offset), Operand::use(Val)});
-    return Error::success();
+    unsigned Bits = accessBits(V->getType());
+    StringRef Unsupported = "stores of this type are not supported on ptx";
+    if (!Bits)
+      return cannotSelect(S, Unsupported);
+    Expected<PatArg> Addr = addressArg(S.getPointerOperand());
+    if (!Addr)
+      return Addr.takeError();
+    // The value is a register operand: a constant gets its mov (once per block).
+    return byPatternNoResult(S, formatv("store.{0}.{1}", Space->lower(), Bits).str(),
+                             {*Addr, PatArg{V}}, Unsupported);
   }
 
   //===--- atomics ----------------------------------------------------------===//

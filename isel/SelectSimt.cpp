@@ -564,6 +564,10 @@ Expected<bool> Selector::selectByPattern(StringRef IRName, ArrayRef<PatArg> Args
   constexpr uint8_t GPRClass = 0;
   SmallVector<PatternInput, 4> Inputs;
   for (const PatArg &A : Args) {
+    if (A.Offset) { // a folded address: base register A.R, offset *A.Offset
+      Inputs.push_back({GPRClass, A.Offset, /*IsAddress=*/true});
+      continue;
+    }
     if (A.R == mir::NoReg && A.V->getType()->isIntegerTy(64))
       return false; // i64 is legalized by SelectWide.cpp, never by the table
     PatternInput In{GPRClass, std::nullopt};

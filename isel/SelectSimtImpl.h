@@ -63,11 +63,13 @@ struct ValueRegs {
 enum class Ext : uint8_t { Any, Zext, Sext };
 
 /// One operand handed to the pattern matcher: the IR value and the extension
-/// the operation needs, or a register already computed (V null).
+/// the operation needs, or a register already computed (V null); with
+/// Offset, a folded address [R + *Offset] for an addressing-mode operand.
 struct PatArg {
   llvm::Value *V;
   Ext E = Ext::Any;
   Reg R = mir::NoReg;
+  std::optional<int64_t> Offset = std::nullopt;
 };
 
 /// A memory address: register + signed byte offset.

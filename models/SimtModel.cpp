@@ -7,7 +7,12 @@
 
 #include "SimtModel.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
 #include <numeric>
 
 namespace tandem::models {
@@ -170,7 +175,165 @@ double phasedCycles(const SegmentTotals &T, std::vector<double> Works, const Mod
 
 } // namespace
 
+namespace {
+
+/// A warp walking its rounds in roundsCycles.
+struct RoundWalker {
+  llvm::ArrayRef<WarpStep> Steps;
+  size_t Next = 0;       ///< the step being run
+  enum { Computing, Queued, Done } State = Computing;
+  double PathLeft = 0;   ///< of the step's compute, in cycles of running alone
+  double DatapathShare = 0, IterativeShare = 0; ///< unit cycles per path cycle
+
+  /// Starts step Next (or finishes): its compute path and unit shares.
+  void start(const ModelParams &P) {
+    if (Next >= Steps.size()) {
+      State = Done;
+      return;
+    }
+    const WarpStep &S = Steps[Next];
+    State = Computing;
+    PathLeft = S.Datapath + S.Iterative + S.Dependency * P.DependencyExposure + S.Issue;
+    DatapathShare = PathLeft > 0 ? S.Datapath / PathLeft : 0;
+    IterativeShare = PathLeft > 0 ? S.Iterative / PathLeft : 0;
+  }
+};
+
+} // namespace
+
+RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P) {
+  RoundsResult Out;
+  std::vector<RoundWalker> W(Warps.size());
+  for (size_t I = 0; I < Warps.size(); ++I) {
+    W[I].Steps = Warps[I];
+    W[I].start(P);
+  }
+  // The LSU: the warp it serves, and the warps waiting for it in warp
+  // order (the lowest goes next).
+  std::optional<size_t> InLsu;
+  std::set<size_t> LsuWaiting;
+  double LsuLeft = 0, Now = 0;
+  // Below this a compute or a service is done (rounding of the fluid steps).
+  constexpr double Negligible = 1e-9;
+  auto serveNext = [&] {
+    InLsu.reset();
+    if (LsuWaiting.empty())
+      return;
+    InLsu = *LsuWaiting.begin();
+    LsuWaiting.erase(LsuWaiting.begin());
+    LsuLeft = W[*InLsu].Steps[W[*InLsu].Next].Lsu;
+  };
+  // A warp whose compute is done waits for the LSU (or goes on).
+  auto computed = [&](size_t I) {
+    if (W[I].Steps[W[I].Next].HasMemory) {
+      W[I].State = RoundWalker::Queued;
+      LsuWaiting.insert(I);
+      if (!InLsu)
+        serveNext();
+    } else {
+      ++W[I].Next;
+      W[I].start(P);
+    }
+  };
+  for (;;) {
+    // Settle every zero-length compute and LSU service at this instant.
+    for (bool Moved = true; Moved;) {
+      Moved = false;
+      for (size_t I = 0; I < W.size(); ++I)
+        if (W[I].State == RoundWalker::Computing && W[I].PathLeft <= Negligible) {
+          computed(I);
+          Moved = true;
+        }
+      if (InLsu && LsuLeft <= Negligible) {
+        size_t I = *InLsu;
+        serveNext();
+        ++W[I].Next;
+        W[I].start(P);
+        Moved = true;
+      }
+    }
+    // The computing warps' speed: one path cycle per cycle unless they ask
+    // more of a unit than it has.
+    double DatapathLoad = 0, IterativeLoad = 0;
+    bool AnyComputing = false;
+    for (const RoundWalker &R : W)
+      if (R.State == RoundWalker::Computing) {
+        AnyComputing = true;
+        DatapathLoad += R.DatapathShare;
+        IterativeLoad += R.IterativeShare;
+      }
+    if (!AnyComputing && !InLsu)
+      break;
+    double Speed = 1.0 / std::max({1.0, DatapathLoad, IterativeLoad});
+    double Step = InLsu ? LsuLeft : HUGE_VAL;
+    for (const RoundWalker &R : W)
+      if (R.State == RoundWalker::Computing)
+        Step = std::min(Step, R.PathLeft / Speed);
+    for (RoundWalker &R : W)
+      if (R.State == RoundWalker::Computing)
+        R.PathLeft -= Step * Speed;
+    if (InLsu)
+      LsuLeft -= Step;
+    Now += Step;
+  }
+  Out.Cycles = Now;
+  return Out;
+}
+
+namespace {
+
+/// The segment's totals from its rounds.
+SegmentTotals totalsOf(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P) {
+  SegmentTotals T;
+  for (const std::vector<WarpStep> &Steps : Warps)
+    for (const WarpStep &S : Steps) {
+      T.Service[Datapath] += S.Datapath;
+      T.Service[IterativeUnit] += S.Iterative;
+      T.Service[Lsu] += S.Lsu;
+      T.Delay += S.Dependency * P.DependencyExposure + S.Issue;
+      T.Dram += S.Dram;
+    }
+  T.Work = T.Service[Datapath] + T.Service[IterativeUnit] + T.Service[Lsu] + T.Delay;
+  return T;
+}
+
+/// The mean warp of \p Warps, round by round (a warp with fewer rounds
+/// counts as empty ones): the block as if its warps were balanced.
+std::vector<WarpStep> meanRounds(llvm::ArrayRef<std::vector<WarpStep>> Warps) {
+  std::vector<WarpStep> Mean;
+  for (const std::vector<WarpStep> &Steps : Warps)
+    if (Mean.size() < Steps.size())
+      Mean.resize(Steps.size());
+  double N = double(Warps.size());
+  for (const std::vector<WarpStep> &Steps : Warps)
+    for (size_t K = 0; K < Steps.size(); ++K) {
+      Mean[K].Datapath += Steps[K].Datapath / N;
+      Mean[K].Iterative += Steps[K].Iterative / N;
+      Mean[K].Dependency += Steps[K].Dependency / N;
+      Mean[K].Issue += Steps[K].Issue / N;
+      Mean[K].Lsu += Steps[K].Lsu / N;
+      Mean[K].Dram += Steps[K].Dram / N;
+      Mean[K].HasMemory |= Steps[K].HasMemory;
+    }
+  return Mean;
+}
+
+} // namespace
+
 Prediction predictSegment(const SegmentProfile &S, const ModelParams &P) {
+  if (P.CostInRounds && !S.Steps.empty()) {
+    // The load imbalance is what the rounds cost beyond the same block with
+    // every warp the mean warp (identical warps: none).
+    Prediction Out;
+    double Cycles = roundsCycles(S.Steps, P).Cycles;
+    std::vector<std::vector<WarpStep>> Balanced(S.Steps.size(), meanRounds(S.Steps));
+    double Imbalance = std::max(0.0, Cycles - roundsCycles(Balanced, P).Cycles);
+    attribute(Cycles - Imbalance, totalsOf(S.Steps, P), Out.Parts);
+    Out.Parts.LoadImbalance = Imbalance;
+    Out.Cycles = Cycles;
+    Out.Bound = Out.Parts.dominant();
+    return Out;
+  }
   Prediction Out;
   std::vector<double> Works;
   SegmentTotals T = totalsOf(S.Warps, P, Works);

@@ -195,6 +195,7 @@ struct TraceProfiler::MemRecord {
   bool Cached = false, Store = false, OnCore = false, AddressStage = true;
   double PathCycles = 0;            ///< Kind::Fixed
   unsigned Window = 0;              ///< the warp's window in its segment
+  unsigned Step = 0;                ///< the warp's round in its segment
   SmallVector<uint32_t, 4> Lines;   ///< line addresses, or lane addresses (atomics)
   SmallVector<uint32_t, 4> StoreBytes;
 };
@@ -204,6 +205,9 @@ struct TraceProfiler::WarpState {
   /// Per segment, the warp's windows of WindowInstructions instructions.
   std::vector<std::vector<WarpDemand>> Windows{1};
   std::vector<std::deque<MemRecord>> Memory{1};
+  /// Per segment, the warp's rounds (WarpStep): the last one is open,
+  /// collecting the compute before the next memory instruction.
+  std::vector<std::vector<WarpStep>> Steps{std::vector<WarpStep>(1)};
   unsigned InSegment = 0; ///< warp instructions so far in this segment
   /// The warp's own scoreboard, in cycles of the warp running alone: when
   /// its datapath slot is next free, and when each register is ready.
@@ -449,6 +453,10 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
         To->Service[K] += Add.Service[K];
       To->DependencyCycles += Add.DependencyCycles;
     }
+    WarpStep &Round = W.Steps.back().back();
+    Round.Datapath += Add.Service[Datapath];
+    Round.Iterative += Add.Service[IterativeUnit];
+    Round.Dependency += Add.DependencyCycles;
     ++W.InSegment;
     if (StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("fpu"))
       L.FpuThreadInstructions += Active;
@@ -456,6 +464,7 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
       W.Segments.emplace_back();
       W.Windows.emplace_back();
       W.Memory.emplace_back();
+      W.Steps.emplace_back(1);
       W.InSegment = 0;
       W.settle();
     }
@@ -466,6 +475,8 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   // is ready by the time it issues again.
   W.window().DependencyCycles += Stall;
   W.Segments.back().DependencyCycles += Stall;
+  W.Steps.back().back().Dependency += Stall;
+  W.Steps.back().back().HasMemory = true;
   W.Clock = Issue;
   W.settle();
   MemRecord R;
@@ -504,6 +515,8 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   }
   W.window(); // the window exists even if it holds only this instruction
   R.Window = W.InSegment / WindowInstructions;
+  R.Step = unsigned(W.Steps.back().size() - 1);
+  W.Steps.back().emplace_back(); // the next round opens
   ++W.InSegment;
   W.Memory.back().push_back(std::move(R));
 }
@@ -551,6 +564,10 @@ void TraceProfiler::finishBlock() {
           To->DramChannelCycles += C.DramChannelCycles;
           To->IssueCycles += 1; // the commit-to-next-issue cycle
         }
+        WarpStep &Round = W->Steps[S][R.Step];
+        Round.Lsu += C.Cycles;
+        Round.Dram += C.DramChannelCycles;
+        Round.Issue += 1;
       }
     }
     SegmentProfile &Seg = B.Segments[S];
@@ -558,6 +575,11 @@ void TraceProfiler::finishBlock() {
       if (!W || S >= W->Segments.size())
         continue;
       Seg.Warps.push_back(W->Segments[S]);
+      std::vector<WarpStep> Rounds = W->Steps[S];
+      const WarpStep &Last = Rounds.back();
+      if (!Last.HasMemory && Last.Datapath + Last.Iterative + Last.Dependency == 0)
+        Rounds.pop_back(); // nothing after the last memory instruction
+      Seg.Steps.push_back(std::move(Rounds));
       const std::vector<WarpDemand> &Wins = W->Windows[S];
       if (Seg.Windows.size() < Wins.size())
         Seg.Windows.resize(Wins.size());

@@ -25,6 +25,9 @@
 //     until a barrier while the RTL interleaves warps, so a block's memory
 //     instructions are replayed round-robin across its warps, segment by
 //     segment, before they meet the L1.
+//   * Each warp's demands are kept three ways: per barrier segment, per
+//     window of WindowInstructions, and per round (WarpStep: the compute up
+//     to and including each memory instruction), which the model costs.
 //
 // Input invariants: the trace is in the iss's format. Guarantees: a line
 // that does not parse is counted in malformedLines() and skipped, never a

@@ -150,3 +150,25 @@ foreach space = ["global", "shared", "generic"] in
   foreach op = ["add", "fadd", "min", "max", "umin", "umax", "xchg", "and", "or", "xor",
                 "uinc_wrap", "udec_wrap"] in
     def atomic_ # op # _ # space : SDNode<"atomicrmw." # op # "." # space>;
+
+//===----------------------------------------------------------------------===//
+// Loads and stores per address space and access width in bits:
+// "load.<space>.<bits>" (operand: the address; the result is the value
+// loaded) and "store.<space>.<bits>" (operands: address, value). The width
+// is the IR type's store size (pointers: 64); float and integer accesses of
+// one width share a node, the value's register class picks the form. The
+// selectors find the space (global_nc: a global load of read-only data,
+// see isel/SelectPtx.cpp) and fold the address.
+//===----------------------------------------------------------------------===//
+
+foreach space = ["global", "global_nc", "shared", "local", "const", "generic"] in
+  foreach width = [8, 16, 32, 64] in {
+    def load_ # space # _ # width : SDNode<"load." # space # "." # width>;
+    def store_ # space # _ # width : SDNode<"store." # space # "." # width>;
+  }
+
+// A narrow load whose value is only ever sign-extended (simt loads it with
+// the sign-extending form): "sextload.<space>.<bits>".
+foreach space = ["global", "shared", "local", "const"] in
+  foreach width = [8, 16] in
+    def sextload_ # space # _ # width : SDNode<"sextload." # space # "." # width>;

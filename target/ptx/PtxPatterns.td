@@ -225,3 +225,25 @@ foreach space = ["global", "shared", "generic"] in {
               (!cast<Instruction>("ATOM_" # SP # "_" # op[1]) addr:$p, rc:$v)>;
   }
 }
+
+// Loads and stores: ld.<space>.<type> d, [base+off] and st.<space>.<type>
+// [base+off], v, the address folded by `addr`. The node gives the width,
+// the value's class the type (B32 u32, F32 f32, ...); u8/u16 load into and
+// store from a zero-extended .b32 register. global_nc is the read-only
+// (non-coherent) path the selector picks for data the kernel cannot write;
+// const and global_nc have no stores.
+foreach space = [["global", "GLOBAL", "st"], ["global_nc", "GLOBAL_NC", ""],
+                 ["shared", "SHARED", "st"], ["local", "LOCAL", "st"], ["const", "CONST", ""],
+                 ["generic", "GENERIC", "st"]] in {
+  defvar sp = space[0];
+  defvar SP = space[1];
+  foreach t = [["8", "U8", "B32"], ["16", "U16", "B32"], ["32", "U32", "B32"],
+               ["32", "F32", "F32"], ["64", "U64", "B64"], ["64", "F64", "F64"]] in {
+    defvar rc = !cast<PtxRegClass>(t[2]);
+    def : Pat<(!cast<SDNode>("load_" # sp # "_" # t[0]) addr:$p),
+              (!cast<Instruction>(SP # "_LD_" # t[1]) addr:$p)>;
+    if !ne(space[2], "") then
+    def : Pat<(!cast<SDNode>("store_" # sp # "_" # t[0]) addr:$p, rc:$v),
+              (!cast<Instruction>(SP # "_ST_" # t[1]) addr:$p, rc:$v)>;
+  }
+}

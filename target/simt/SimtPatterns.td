@@ -140,3 +140,24 @@ foreach space = ["global", "shared"] in {
     def : Pat<(!cast<SDNode>("atomic_" # op[0] # "_" # space) GPR:$p, GPR:$v),
               (!cast<Instruction>("ATOM_" # SP # "_" # op[1]) GPR:$p, GPR:$v)>;
 }
+
+// Loads and stores: ld.<space>.<u|s><bits> rd, [rs1 + simm12] and
+// st.<space>.u<bits> [rs1 + simm12], rs2, the address folded by `addr` (a
+// base register and an offset that fits simm12; the selector moves a larger
+// offset into the base first). sextload is a narrow load whose value is only
+// sign-extended. The const space has word loads only: isel/SelectMemory.cpp
+// extracts i8/i16 from the word, and i64 accesses are two word accesses.
+def addr : AddrMode<GPR, simm12>;
+foreach space = ["global", "shared", "local"] in {
+  defvar SP = !toupper(space);
+  foreach w = ["8", "16", "32"] in {
+    def : Pat<(!cast<SDNode>("load_" # space # "_" # w) addr:$p),
+              (!cast<Instruction>(SP # "_LD_U" # w) addr:$p)>;
+    def : Pat<(!cast<SDNode>("store_" # space # "_" # w) addr:$p, GPR:$v),
+              (!cast<Instruction>(SP # "_ST_U" # w) addr:$p, GPR:$v)>;
+  }
+  foreach w = ["8", "16"] in
+    def : Pat<(!cast<SDNode>("sextload_" # space # "_" # w) addr:$p),
+              (!cast<Instruction>(SP # "_LD_S" # w) addr:$p)>;
+}
+def : Pat<(load_const_32 addr:$p), (CONST_LD_U32 addr:$p)>;

@@ -10,8 +10,9 @@
 //
 // Operands: a register operand is a kernel parameter (an i1 is a compare of
 // one), an immediate operand a random constant the immediate takes, an
-// address a pointer parameter in the node's space. The result is stored, so
-// nothing is dead.
+// address a pointer parameter in the node's space (global_nc: a noalias
+// readonly one, as `const T *__restrict__`). The result is stored, so
+// nothing is dead; a load's value too (a sextload's after its sext).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,7 @@
 #include "PTX.h"
 #include "SelectionPattern.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
@@ -62,6 +64,43 @@ bool floatOperands(StringRef Node) {
          is_contained({"llvm.fabs", "llvm.sqrt", "llvm.minnum", "llvm.maxnum", "llvm.floor",
                        "llvm.ceil", "llvm.trunc", "llvm.rint", "llvm.fma"},
                       Node);
+}
+
+/// A load or store node: "load.<space>.<bits>", "sextload.<space>.<bits>",
+/// "store.<space>.<bits>" (target/common/IRNodes.td).
+struct MemoryNode {
+  StringRef Kind, Space;
+  unsigned Bits = 0;
+};
+std::optional<MemoryNode> memoryNode(StringRef Node) {
+  auto [Kind, Rest] = Node.split('.');
+  if (!is_contained({"load", "sextload", "store"}, Kind))
+    return std::nullopt;
+  auto [Space, BitsText] = Rest.rsplit('.');
+  MemoryNode M{Kind, Space};
+  if (BitsText.getAsInteger(10, M.Bits))
+    return std::nullopt;
+  return M;
+}
+
+/// The address space number of a node's space (global_nc: global).
+unsigned addressSpaceOf(StringRef Space) {
+  return StringSwitch<unsigned>(Space)
+      .Cases("global", "global_nc", 1)
+      .Case("shared", 3)
+      .Case("const", 4)
+      .Case("local", 5)
+      .Default(0);
+}
+
+/// The IR type a load or store of \p Bits moves, its value in \p Class
+/// (ptx: B32 u32 or F32 f32, ...; simt: integers).
+Type *memoryType(LLVMContext &Ctx, Target T, unsigned Bits, int Class) {
+  if (T == Target::Ptx && ptx::RegClass(Class) == ptx::RegClass::F32)
+    return Type::getFloatTy(Ctx);
+  if (T == Target::Ptx && ptx::RegClass(Class) == ptx::RegClass::F64)
+    return Type::getDoubleTy(Ctx);
+  return Type::getIntNTy(Ctx, Bits);
 }
 
 /// One kernel `k` for pattern \p P, and the constants it used per operand.
@@ -119,18 +158,35 @@ PatternKernel buildKernel(LLVMContext &Ctx, Target T, const target::PatternDesc 
     ArgTys[0] = PointerType::get(Ctx, AtomicSpace);
     ResultTy = ArgTys[1];
   }
+  // Loads and stores: a pointer parameter in the node's space; the value
+  // has the node's width (a narrow store value is a truncated i32).
+  std::optional<MemoryNode> Mem = memoryNode(Node);
+  if (Mem) {
+    ArgTys[0] = PointerType::get(Ctx, addressSpaceOf(Mem->Space));
+    if (Mem->Kind == "store")
+      ArgTys[1] = memoryType(Ctx, T, Mem->Bits, P.Args[1].Class);
+    else
+      ResultTy = memoryType(Ctx, T, Mem->Bits, P.ResultClass);
+  }
 
   // Parameters: the output pointer, then one per register operand (an i1
   // is made by comparing an i32 parameter).
   std::vector<Type *> Params{PointerType::get(Ctx, 1)};
   for (unsigned A = 0; A < P.NumArgs; ++A)
     if (P.Args[A].Kind != target::PatOperandKind::Imm)
-      Params.push_back(ArgTys[A]->isIntegerTy(1) ? Type::getInt32Ty(Ctx) : ArgTys[A]);
+      Params.push_back(ArgTys[A]->isIntegerTy(1) || ArgTys[A]->isIntegerTy(8) ||
+                               ArgTys[A]->isIntegerTy(16)
+                           ? Type::getInt32Ty(Ctx)
+                           : ArgTys[A]);
   // A shared pointer parameter is not a thing CUDA has; the tests select it
   // all the same (the selectors take the space from the pointer type).
   Function *F = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), Params, false),
                                  Function::ExternalLinkage, "k", *K.M);
   IRBuilder<> B(BasicBlock::Create(Ctx, "entry", F));
+  if (Mem && Mem->Space == "global_nc") { // read-only data: a restrict const pointer
+    F->getArg(1)->addAttr(Attribute::NoAlias);
+    F->getArg(1)->addAttr(Attribute::ReadOnly);
+  }
   std::vector<Value *> Args;
   unsigned NextParam = 1;
   for (unsigned A = 0; A < P.NumArgs; ++A) {
@@ -147,6 +203,8 @@ PatternKernel buildKernel(LLVMContext &Ctx, Target T, const target::PatternDesc 
     Value *V = F->getArg(NextParam++);
     if (ArgTys[A]->isIntegerTy(1))
       V = B.CreateICmpSLT(V, B.getInt32(std::uniform_int_distribution<int>(1, 99)(Rng)));
+    else if (ArgTys[A]->isIntegerTy(8) || ArgTys[A]->isIntegerTy(16))
+      V = B.CreateTrunc(V, ArgTys[A]);
     Args.push_back(V);
   }
 
@@ -179,6 +237,13 @@ PatternKernel buildKernel(LLVMContext &Ctx, Target T, const target::PatternDesc 
     R = B.CreateBinOp(Instruction::BinaryOps(Opc), Args[0], Args[1]);
   } else if (Opc && Instruction::isCast(Opc)) {
     R = B.CreateCast(Instruction::CastOps(Opc), Args[0], ResultTy);
+  } else if (Mem && Mem->Kind == "store") {
+    B.CreateStore(Args[1], Args[0]);
+  } else if (Mem) {
+    // sextload: a narrow load whose only user sign-extends it.
+    R = B.CreateLoad(ResultTy, Args[0]);
+    if (Mem->Kind == "sextload")
+      R = B.CreateSExt(R, B.getInt32Ty());
   } else if (Node == "fneg") {
     R = B.CreateFNeg(Args[0]);
   } else if (Node == "select") {
@@ -216,7 +281,7 @@ PatternKernel buildKernel(LLVMContext &Ctx, Target T, const target::PatternDesc 
   } else {
     K.Problem = ("the test cannot build IR for node " + Node).str();
   }
-  if (!R && K.Problem.empty())
+  if (!R && K.Problem.empty() && !(Mem && Mem->Kind == "store"))
     K.Problem = ("no IR for node " + Node).str();
   if (R && !R->getType()->isVoidTy()) {
     if (R->getType()->isIntegerTy(1))
@@ -309,6 +374,23 @@ TEST(PatternTable, TablesCoverComparesSpecialRegistersBarriersAndWarpOps) {
       })) << Node;
   EXPECT_TRUE(any_of(simt::selectionPatterns(), [](const target::PatternDesc &P) {
     return StringRef(P.IRName) == "icmp.slt";
+  }));
+}
+
+/// Loads and stores come from the tables on both targets (issue 4),
+/// including ptx's read-only path.
+TEST(PatternTable, TablesCoverLoadsAndStores) {
+  for (auto Table : {simt::selectionPatterns(), ptx::selectionPatterns()})
+    for (const char *Node : {"load.global.32", "store.global.32", "load.shared.8",
+                             "store.local.16", "load.const.32"})
+      EXPECT_TRUE(any_of(Table, [&](const target::PatternDesc &P) {
+        return StringRef(P.IRName) == Node;
+      })) << Node;
+  EXPECT_TRUE(any_of(simt::selectionPatterns(), [](const target::PatternDesc &P) {
+    return StringRef(P.IRName) == "sextload.global.16";
+  }));
+  EXPECT_TRUE(any_of(ptx::selectionPatterns(), [](const target::PatternDesc &P) {
+    return StringRef(P.IRName) == "load.global_nc.64";
   }));
 }
 

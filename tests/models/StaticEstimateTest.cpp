@@ -8,8 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "StaticEstimate.h"
-
-#include "Assembler.h"
+#include "StaticTestKernels.h"
 
 #include <gtest/gtest.h>
 
@@ -18,25 +17,9 @@
 
 using namespace tandem;
 using namespace tandem::models;
+using namespace tandem::models::testing;
 
 namespace {
-
-KernelImage assembleOrDie(llvm::StringRef Source) {
-  llvm::Expected<KernelImage> Img = assemble(Source, "test.s");
-  if (!Img) {
-    ADD_FAILURE() << llvm::toString(Img.takeError());
-    return {};
-  }
-  return std::move(*Img);
-}
-
-StaticLaunch launch(llvm::StringRef Kernel, uint32_t Threads, std::vector<uint32_t> Params) {
-  StaticLaunch L;
-  L.Kernel = Kernel.str();
-  L.Block = {Threads, 1, 1};
-  L.ParamWords = std::move(Params);
-  return L;
-}
 
 double totalDatapath(const LaunchProfile &P) {
   double D = 0;
@@ -157,32 +140,6 @@ TEST(StaticEstimate, DivergentIfOnDataRunsBothSidesAndIfOnTidIsExact) {
   EXPECT_EQ(P->ThreadInstructions, Warp0 + Warp1);
 }
 
-namespace {
-
-constexpr const char *RowLoop = R"(
-.kernel rows
-.param rowPtr ptr
-    s2r r1, %tid.x
-    shli r2, r1, 2
-    ld.param.u32 r3, [r0 + @rowPtr]
-    add r3, r3, r2
-    ld.global.u32 r4, [r3]
-    ld.global.u32 r5, [r3 + 4]
-    emask.get r7
-    setlt r6, r4, r5
-    emask.and r6
-    bnone done
-loop:
-    addi r4, r4, 1
-    seteq r8, r4, r5
-    emask.andn r8
-    bany loop
-done:
-    emask.set r7
-    exit
-)";
-
-} // namespace
 
 TEST(StaticEstimate, CsrRowLoopTakesTripCountsFromTheRowLengths) {
   AcceleratorConfig C;

@@ -10,8 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "StaticInputs.h"
-
-#include "Assembler.h"
+#include "StaticTestKernels.h"
 
 #include <gtest/gtest.h>
 
@@ -21,55 +20,15 @@
 
 using namespace tandem;
 using namespace tandem::models;
+using namespace tandem::models::testing;
 
 namespace {
-
-KernelImage assembleOrDie(llvm::StringRef Source) {
-  llvm::Expected<KernelImage> Img = assemble(Source, "test.s");
-  if (!Img) {
-    ADD_FAILURE() << llvm::toString(Img.takeError());
-    return {};
-  }
-  return std::move(*Img);
-}
-
-StaticLaunch launch(llvm::StringRef Kernel, uint32_t Threads, std::vector<uint32_t> Params) {
-  StaticLaunch L;
-  L.Kernel = Kernel.str();
-  L.Block = {Threads, 1, 1};
-  L.ParamWords = std::move(Params);
-  return L;
-}
 
 InputRegion region(llvm::StringRef Name, uint32_t Base, std::vector<uint32_t> Words) {
   return {Name.str(), Base, std::make_shared<const std::vector<uint32_t>>(std::move(Words))};
 }
 
 constexpr uint32_t RowPtrBase = 0x100000;
-
-// The CSR row loop of StaticEstimateTest.cpp: rowPtr[tid] .. rowPtr[tid+1].
-constexpr const char *RowLoop = R"(
-.kernel rows
-.param rowPtr ptr
-    s2r r1, %tid.x
-    shli r2, r1, 2
-    ld.param.u32 r3, [r0 + @rowPtr]
-    add r3, r3, r2
-    ld.global.u32 r4, [r3]
-    ld.global.u32 r5, [r3 + 4]
-    emask.get r7
-    setlt r6, r4, r5
-    emask.and r6
-    bnone done
-loop:
-    addi r4, r4, 1
-    seteq r8, r4, r5
-    emask.andn r8
-    bany loop
-done:
-    emask.set r7
-    exit
-)";
 
 constexpr const char *Gather = R"(
 .kernel gather

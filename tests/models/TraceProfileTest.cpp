@@ -216,3 +216,26 @@ TEST(DeviceProfile, DoubledDramLatencyDoublesTheModelsMissLatency) {
   EXPECT_NE(Why.find("iss.json"), std::string::npos) << Why;
   EXPECT_NE(Why.find("warp_instructions"), std::string::npos) << Why;
 }
+
+TEST(TraceProfiler, CutsEachWarpIntoRoundsAtItsMemoryInstructions) {
+  // One warp: an add, a load that misses, two adds. Its rounds: the add and
+  // the load (4 datapath cycles, the miss's 116 LSU cycles and its issue
+  // cycle), then the two adds (8 cycles, no memory).
+  TraceProfiler T(config());
+  T << "# launch kernel=k grid=1,1,1 block=32,1,1\n"
+    << "b=0 w=0 pc=0x0000 mask=ffffffff add r1, r2, r3 | r1=[0]\n"
+    << "b=0 w=0 pc=0x0004 mask=00000001 ld.global.u32 r4, [r1 + 0] | r4=[1] a=[00100000]\n"
+    << "b=0 w=0 pc=0x0008 mask=ffffffff add r5, r2, r3 | r5=[0]\n"
+    << "b=0 w=0 pc=0x000c mask=ffffffff add r6, r2, r3 | r6=[0]\n";
+  T.finish();
+  const SegmentProfile &S = T.launches()[0].Blocks[0].Segments[0];
+  ASSERT_EQ(S.Steps.size(), 1u);
+  ASSERT_EQ(S.Steps[0].size(), 2u);
+  EXPECT_DOUBLE_EQ(S.Steps[0][0].Datapath, 4);
+  EXPECT_TRUE(S.Steps[0][0].HasMemory);
+  EXPECT_DOUBLE_EQ(S.Steps[0][0].Lsu, 116);
+  EXPECT_DOUBLE_EQ(S.Steps[0][0].Issue, 1);
+  EXPECT_DOUBLE_EQ(S.Steps[0][1].Datapath, 8);
+  EXPECT_FALSE(S.Steps[0][1].HasMemory);
+  EXPECT_DOUBLE_EQ(S.Steps[0][1].Lsu, 0);
+}
