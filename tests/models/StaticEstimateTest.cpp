@@ -178,21 +178,7 @@ TEST(StaticEstimate, CsrRowLoopTakesTripCountsFromTheRowLengths) {
 
 TEST(StaticEstimate, DataDependentAddressWithoutStatisticsSaysWhere) {
   AcceleratorConfig C;
-  KernelImage Img = assembleOrDie(R"(
-.kernel gather
-.param idx ptr
-.param x ptr
-    s2r r1, %tid.x
-    shli r2, r1, 2
-    ld.param.u32 r3, [r0 + @idx]
-    add r3, r3, r2
-    ld.global.u32 r4, [r3]
-    shli r4, r4, 2
-    ld.param.u32 r5, [r0 + @x]
-    add r5, r5, r4
-    ld.global.u32 r6, [r5]
-    exit
-)");
+  KernelImage Img = assembleOrDie(Gather);
   llvm::Expected<LaunchProfile> P =
       estimateLaunch(Img, launch("gather", 32, {0x100000, 0x200000}), C);
   ASSERT_FALSE(bool(P));

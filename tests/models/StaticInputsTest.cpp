@@ -30,22 +30,6 @@ InputRegion region(llvm::StringRef Name, uint32_t Base, std::vector<uint32_t> Wo
 
 constexpr uint32_t RowPtrBase = 0x100000;
 
-constexpr const char *Gather = R"(
-.kernel gather
-.param idx ptr
-.param x ptr
-    s2r r1, %tid.x
-    shli r2, r1, 2
-    ld.param.u32 r3, [r0 + @idx]
-    add r3, r3, r2
-    ld.global.u32 r4, [r3]
-    shli r4, r4, 2
-    ld.param.u32 r5, [r0 + @x]
-    add r5, r5, r4
-    ld.global.u32 r6, [r5]
-    exit
-)";
-
 } // namespace
 
 TEST(StaticInputs, CsrRowLoopFollowsTheHostsRowPtr) {

@@ -1,8 +1,9 @@
 //===- StaticTestKernels.h - Shared pieces of the static-estimate tests -*- C++ -*-===//
 //
 // What StaticEstimateTest.cpp and StaticInputsTest.cpp both use: assembling
-// a listing (a failure fails the test), a one-block launch, and the CSR row
-// loop rowPtr[tid] .. rowPtr[tid+1] whose trip counts both files check.
+// a listing (a failure fails the test), a one-block launch, the CSR row
+// loop rowPtr[tid] .. rowPtr[tid+1] whose trip counts both files check, and
+// the gather x[idx[tid]].
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -54,6 +55,24 @@ loop:
     bany loop
 done:
     emask.set r7
+    exit
+)";
+
+/// x[idx[tid]]: an address computed from a loaded index, the gather both
+/// files estimate (with the indices as input data, and without).
+constexpr const char *Gather = R"(
+.kernel gather
+.param idx ptr
+.param x ptr
+    s2r r1, %tid.x
+    shli r2, r1, 2
+    ld.param.u32 r3, [r0 + @idx]
+    add r3, r3, r2
+    ld.global.u32 r4, [r3]
+    shli r4, r4, 2
+    ld.param.u32 r5, [r0 + @x]
+    add r5, r5, r4
+    ld.global.u32 r6, [r5]
     exit
 )";
 
