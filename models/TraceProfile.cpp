@@ -575,7 +575,7 @@ void TraceProfiler::finishBlock() {
       if (!W || S >= W->Segments.size())
         continue;
       Seg.Warps.push_back(W->Segments[S]);
-      std::vector<WarpStep> Rounds = W->Steps[S];
+      std::vector<WarpStep> Rounds = std::move(W->Steps[S]); // Warps is cleared below
       const WarpStep &Last = Rounds.back();
       if (!Last.HasMemory && Last.Datapath + Last.Iterative + Last.Dependency == 0)
         Rounds.pop_back(); // nothing after the last memory instruction
