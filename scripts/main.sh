@@ -24,7 +24,7 @@ cd "$repo"
 jobs=${TANDEM_JOBS:-2}
 
 bash scripts/install-deps.sh
-cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTANDEM_DEBUG_INFO=lines >/dev/null
 ninja -C build -j "$jobs" tandem
 gpu_args=()
 if [ -n "${TANDEM_GPU_RESULTS:-}" ]; then
