@@ -231,8 +231,13 @@ Expected<CompileResult> compilePreparedModule(Module &M, StringRef SourceName,
     Expected<isel::ConstLayout> Const = isel::layoutConstants(M); // all kernels
     if (!Const)
       return Const.takeError();
-    if (!Const->Symbols.empty()) // as printConstSection prints nothing then
+    if (!Const->Symbols.empty() || Const->DataBaseSlot) // as printGlobalSections
       Image.setConstSection(Const->Bytes);
+    Expected<isel::SectionLayout> Data = isel::layoutDeviceData(M); // __device__
+    if (!Data)
+      return Data.takeError();
+    if (!Data->Symbols.empty() && Const->DataBaseSlot)
+      Image.setDataSection(Data->Bytes, *Const->DataBaseSlot);
     Expected<KernelImage> Img = Image.take();
     if (!Img)
       return Img.takeError();
@@ -262,7 +267,7 @@ Expected<CompileResult> compilePreparedModule(Module &M, StringRef SourceName,
       return E;
     Result.Kernels.push_back(std::move(Report));
   }
-  if (Error E = isel::printConstSection(Asm, M)) // __constant__ data, all kernels
+  if (Error E = isel::printGlobalSections(Asm, M)) // __constant__, __device__: all kernels
     return E;
   // The listing is what the assembler reads, so --emit asm is checked by
   // assembling it too; a failure here is the printer's bug.

@@ -3,8 +3,10 @@
 // Three passes over the source, so labels, parameters and const labels may
 // be used before they are defined:
 //   1. parse: split every line into labels, a directive or an instruction;
-//      build the kernels (parameters, shared/local sizes), the const section
-//      and the label tables; instructions keep their operand tokens.
+//      build the kernels (parameters, shared/local sizes), the const and
+//      data sections and the label tables; instructions keep their operand
+//      tokens. A label in .const or .data stands for its offset in its
+//      section.
 //   2. layout: size the pseudo-instructions (li/lif take one or two words,
 //      depending on their value) and give every instruction and code label
 //      its byte address; kernels follow one another in Code.
@@ -793,7 +795,8 @@ private:
       for (const auto &L : *Consts)
         Names.push_back(L.getKey().str());
     Diags.error(T.loc(), "undefined symbol '" + Name +
-                             "' (not a label of the .const section)" +
+                             "' (not a label of the .const or .data "
+                             "section)" +
                              didYouMean(Name, Names));
     return std::nullopt;
   }
@@ -879,6 +882,7 @@ public:
   Expected<KernelImage> run() {
     parseLines();
     checkKernels();
+    checkDataBase();
     layout();
     encode();
     if (Diags.numErrors())
@@ -887,7 +891,7 @@ public:
   }
 
 private:
-  enum class Section { None, Kernel, Const };
+  enum class Section { None, Kernel, Const, Data };
 
   //===--- Pass 1: lines
   //---------------------------------------------------===//
@@ -936,13 +940,14 @@ private:
     }
     if (Sec == Section::None) {
       Diags.error(T.loc(), "label '" + T.Text +
-                               "' outside a kernel or .const section; start "
-                               "one with '.kernel NAME' or '.const'");
+                               "' outside a kernel, .const or .data section; "
+                               "start one with '.kernel NAME', '.const' or "
+                               "'.data'");
       return;
     }
-    if (Sec == Section::Const) {
+    if (isDataSection(Sec)) {
       auto [It, New] = ConstLabels.try_emplace(
-          T.Text, ConstLabel{T.loc(), static_cast<uint32_t>(Const.size())});
+          T.Text, ConstLabel{T.loc(), static_cast<uint32_t>(bytes().size())});
       if (!New)
         duplicate(T, "label", It->second.Loc);
       return;
@@ -962,10 +967,11 @@ private:
   void addInstruction(const Token &Mnemonic, TokenCursor &C) {
     if (Sec != Section::Kernel) {
       Diags.error(Mnemonic.loc(),
-                  Sec == Section::Const
-                      ? "instruction '" + Mnemonic.Text +
-                            "' in the .const section; start a kernel with "
-                            "'.kernel NAME' first"
+                  isDataSection(Sec)
+                      ? "instruction '" + Mnemonic.Text + "' in the " +
+                            sectionName() +
+                            " section; start a kernel with '.kernel NAME' "
+                            "first"
                       : "instruction '" + Mnemonic.Text +
                             "' outside a kernel; start one with '.kernel "
                             "NAME'");
@@ -993,6 +999,12 @@ private:
       Sec = Section::Const;
       return expectEnd(C, ".const");
     }
+    if (Name == ".data") {
+      Sec = Section::Data;
+      return expectEnd(C, ".data");
+    }
+    if (Name == ".data_base")
+      return parseDataBase(D, C);
     if (Name == ".param" || Name == ".shared" || Name == ".local") {
       if (!requireSection(D, Section::Kernel))
         return;
@@ -1003,17 +1015,19 @@ private:
     if (Name == ".word")
       return parseWords(D, C);
     if (Name == ".float" || Name == ".byte" || Name == ".align") {
-      if (!requireSection(D, Section::Const))
+      if (!isDataSection(Sec)) {
+        requireSection(D, Section::Const);
         return;
+      }
       if (Name == ".float")
         return parseFloats(C);
       if (Name == ".byte")
         return parseBytes(C);
       return parseAlign(C);
     }
-    std::vector<std::string> Names = {".kernel", ".const", ".param",
-                                      ".shared", ".local", ".word",
-                                      ".float",  ".byte",  ".align"};
+    std::vector<std::string> Names = {
+        ".kernel", ".const", ".data",  ".data_base", ".param", ".shared",
+        ".local",  ".word",  ".float", ".byte",      ".align"};
     Diags.error(D.loc(),
                 "unknown directive '" + Name + "'" + didYouMean(Name, Names));
   }
@@ -1024,7 +1038,8 @@ private:
     Diags.error(D.loc(), "'" + D.Text + "' is only allowed " +
                              (Want == Section::Kernel
                                   ? "inside a kernel (after '.kernel NAME')"
-                                  : "in the .const section (after '.const')"));
+                                  : "in the .const or .data section (after "
+                                    "'.const' or '.data')"));
     return false;
   }
 
@@ -1150,18 +1165,64 @@ private:
     }
   }
 
-  bool checkConstAligned(const Token &At, StringRef Dir) {
-    if (Const.size() % 4 == 0)
+  static bool isDataSection(Section S) {
+    return S == Section::Const || S == Section::Data;
+  }
+  StringRef sectionName() const {
+    return Sec == Section::Data ? ".data" : ".const";
+  }
+  /// The bytes of the current .const or .data section.
+  std::vector<uint8_t> &bytes() { return Sec == Section::Data ? Data : Const; }
+
+  /// `.data_base` (in .const): the word the loader fills with the device
+  /// address of the .data section (docs/KernelImage.md); code reads it with
+  /// ld.const.u32 and adds the offsets of .data labels.
+  void parseDataBase(const Token &D, TokenCursor &C) {
+    if (Sec != Section::Const) {
+      Diags.error(D.loc(), "'.data_base' is only allowed in the .const "
+                           "section (after '.const')");
+      return;
+    }
+    if (!checkWordAligned(D, ".data_base"))
+      return;
+    if (DataBaseLoc.isValid()) {
+      Diags.error(D.loc(), "duplicate '.data_base' (an image has one data "
+                           "section, so one word holds its address)");
+      Diags.note(DataBaseLoc, "previous definition is here");
+      return;
+    }
+    DataBaseLoc = D.loc();
+    DataBaseSlot = static_cast<uint32_t>(Const.size());
+    appendWord(0);
+    expectEnd(C, ".data_base");
+  }
+
+  /// A .data section is reachable only through the .data_base word, and
+  /// that word means nothing without data: the image format requires both
+  /// or neither.
+  void checkDataBase() {
+    if (!Data.empty() && !DataBaseLoc.isValid())
+      Diags.fileError("the .data section has " + Twine(Data.size()) +
+                      " bytes but the .const section has no '.data_base' "
+                      "word for its address");
+    if (Data.empty() && DataBaseLoc.isValid())
+      Diags.error(DataBaseLoc, "'.data_base' without a .data section (or "
+                               "with an empty one)");
+  }
+
+  bool checkWordAligned(const Token &At, StringRef Dir) {
+    if (bytes().size() % 4 == 0)
       return true;
-    Diags.error(At.loc(), Dir + " at const offset " + Twine(Const.size()) +
+    Diags.error(At.loc(), Dir + " at " + sectionName().drop_front() +
+                              " offset " + Twine(bytes().size()) +
                               " is not 4-byte aligned; put '.align 4' "
                               "before it");
     return false;
   }
 
-  void appendConstWord(uint32_t V) {
+  void appendWord(uint32_t V) {
     for (unsigned B = 0; B < 4; ++B)
-      Const.push_back(static_cast<uint8_t>(V >> (8 * B)));
+      bytes().push_back(static_cast<uint8_t>(V >> (8 * B)));
   }
 
   std::optional<uint32_t> parseWord32(TokenCursor &C, StringRef Dir) {
@@ -1188,15 +1249,15 @@ private:
       requireSection(D, Section::Const);
       return;
     }
-    if (Sec == Section::Const && !checkConstAligned(D, ".word"))
+    if (isDataSection(Sec) && !checkWordAligned(D, ".word"))
       return;
     parseList(C, ".word", [&] {
       SMLoc Loc = C.peek().loc();
       std::optional<uint32_t> V = parseWord32(C, ".word");
       if (!V)
         return false;
-      if (Sec == Section::Const) {
-        appendConstWord(*V);
+      if (isDataSection(Sec)) {
+        appendWord(*V);
         return true;
       }
       CodeItem Item;
@@ -1209,13 +1270,13 @@ private:
   }
 
   void parseFloats(TokenCursor &C) {
-    if (!checkConstAligned(C.peek(), ".float"))
+    if (!checkWordAligned(C.peek(), ".float"))
       return;
     OperandParser P(Diags, Syms);
     parseList(C, ".float", [&] {
       std::optional<uint32_t> Bits = P.parseFloat(C, ".float");
       if (Bits)
-        appendConstWord(*Bits);
+        appendWord(*Bits);
       return Bits.has_value();
     });
   }
@@ -1233,7 +1294,7 @@ private:
                              " out of range for .byte [-128, 255]");
         return false;
       }
-      Const.push_back(static_cast<uint8_t>(*V));
+      bytes().push_back(static_cast<uint8_t>(*V));
       return true;
     });
   }
@@ -1250,8 +1311,8 @@ private:
                            Twine(*V));
       return;
     }
-    while (Const.size() % *V)
-      Const.push_back(0);
+    while (bytes().size() % *V)
+      bytes().push_back(0);
     expectEnd(C, "the alignment");
   }
 
@@ -1420,6 +1481,8 @@ private:
     }
     Img.Code = std::move(Code);
     Img.Const = std::move(Const);
+    Img.Data = std::move(Data);
+    Img.DataBaseSlot = DataBaseSlot;
     return Img;
   }
 
@@ -1433,6 +1496,9 @@ private:
   SymbolContext Syms{nullptr, &ConstLabels, false, &Kernels};
   std::vector<uint32_t> Code;
   std::vector<uint8_t> Const;
+  std::vector<uint8_t> Data;
+  SMLoc DataBaseLoc;         ///< of the .data_base directive, if any
+  uint32_t DataBaseSlot = 0; ///< its offset in Const
 };
 
 } // namespace

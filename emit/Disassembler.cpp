@@ -16,6 +16,7 @@
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace llvm;
 
@@ -74,7 +75,12 @@ void printHeader(const KernelImage &Img, raw_ostream &OS) {
   OS << "kernel image: " << Img.Kernels.size()
      << (Img.Kernels.size() == 1 ? " kernel, " : " kernels, ")
      << Img.Code.size() << " code words (" << Img.Code.size() * 4 << " bytes), "
-     << Img.Const.size() << " const bytes\n\n";
+     << Img.Const.size() << " const bytes";
+  if (!Img.Data.empty())
+    OS << ", " << Img.Data.size()
+       << " data bytes (their device address goes into the const word at offset "
+       << Img.DataBaseSlot << " at load)";
+  OS << "\n\n";
 }
 
 void printKernelTable(const KernelImage &Img, raw_ostream &OS) {
@@ -131,21 +137,22 @@ void printUnclaimedCode(const KernelImage &Img, raw_ostream &OS) {
   }
 }
 
-void printConst(const KernelImage &Img, raw_ostream &OS) {
-  if (Img.Const.empty())
+/// A hex and ASCII dump of a .const or .data section.
+void printSectionBytes(StringRef Name, ArrayRef<uint8_t> Bytes, raw_ostream &OS) {
+  if (Bytes.empty())
     return;
-  OS << "\nContents of section .const (" << Img.Const.size() << " bytes):\n";
-  for (size_t Line = 0; Line < Img.Const.size(); Line += 16) {
+  OS << "\nContents of section " << Name << " (" << Bytes.size() << " bytes):\n";
+  for (size_t Line = 0; Line < Bytes.size(); Line += 16) {
     OS << "  " << format_hex_no_prefix(Line, 4) << " ";
     std::string Ascii;
     for (size_t I = Line; I < Line + 16; ++I) {
       if (I % 4 == 0)
         OS << " ";
-      if (I >= Img.Const.size()) {
+      if (I >= Bytes.size()) {
         OS << "  ";
         continue;
       }
-      uint8_t B = Img.Const[I];
+      uint8_t B = Bytes[I];
       OS << format_hex_no_prefix(B, 2);
       Ascii += isPrint(B) ? static_cast<char>(B) : '.';
     }
@@ -169,7 +176,27 @@ void disassembleImage(const KernelImage &Img, raw_ostream &OS) {
   for (const KernelInfo &K : Img.Kernels)
     printKernelCode(Img, K, OS);
   printUnclaimedCode(Img, OS);
-  printConst(Img, OS);
+  printSectionBytes(".const", Img.Const, OS);
+  printSectionBytes(".data", Img.Data, OS);
+}
+
+/// \p Bytes as `.word`s and a `.byte` tail; the word at \p DataBaseSlot (if
+/// any) as `.data_base`, which reassembles to the same zero word and slot.
+static void printSectionAsAssembly(ArrayRef<uint8_t> Bytes,
+                                   std::optional<uint32_t> DataBaseSlot,
+                                   raw_ostream &OS) {
+  size_t I = 0;
+  for (; I + 4 <= Bytes.size(); I += 4) {
+    uint32_t W = 0;
+    for (unsigned B = 0; B < 4; ++B)
+      W |= uint32_t(Bytes[I + B]) << (8 * B);
+    if (DataBaseSlot && I == *DataBaseSlot && W == 0)
+      OS << "  .data_base\n";
+    else
+      OS << "  .word " << format_hex(W, 10) << "\n";
+  }
+  for (; I < Bytes.size(); ++I)
+    OS << "  .byte " << format_hex(Bytes[I], 4) << "\n";
 }
 
 void printImageAsAssembly(const KernelImage &Img, raw_ostream &OS) {
@@ -195,18 +222,17 @@ void printImageAsAssembly(const KernelImage &Img, raw_ostream &OS) {
       OS << "  " << disassembleWord(Img.Code[PC / 4], PC) << "\n";
     }
   }
-  if (Img.Const.empty())
-    return;
-  OS << "\n.const\n";
-  size_t I = 0;
-  for (; I + 4 <= Img.Const.size(); I += 4) {
-    uint32_t W = 0;
-    for (unsigned B = 0; B < 4; ++B)
-      W |= uint32_t(Img.Const[I + B]) << (8 * B);
-    OS << "  .word " << format_hex(W, 10) << "\n";
+  if (!Img.Const.empty()) {
+    OS << "\n.const\n";
+    std::optional<uint32_t> Slot;
+    if (!Img.Data.empty())
+      Slot = Img.DataBaseSlot;
+    printSectionAsAssembly(Img.Const, Slot, OS);
   }
-  for (; I < Img.Const.size(); ++I)
-    OS << "  .byte " << format_hex(Img.Const[I], 4) << "\n";
+  if (!Img.Data.empty()) {
+    OS << "\n.data\n";
+    printSectionAsAssembly(Img.Data, std::nullopt, OS);
+  }
 }
 
 } // namespace tandem

@@ -255,6 +255,13 @@ void SimtImageBuilder::setConstSection(ArrayRef<uint8_t> Bytes) {
     Img.Const.push_back(0);
 }
 
+void SimtImageBuilder::setDataSection(ArrayRef<uint8_t> Bytes, uint32_t DataBaseSlot) {
+  Img.Data.assign(Bytes.begin(), Bytes.end());
+  while (Img.Data.size() % 4)
+    Img.Data.push_back(0);
+  Img.DataBaseSlot = DataBaseSlot;
+}
+
 Expected<KernelImage> SimtImageBuilder::take() {
   if (Img.Kernels.empty())
     return createStringError("internal compiler error: an image without kernels");

@@ -9,7 +9,7 @@
 // order, operands in the descriptor's order.
 // Guarantees: the image is byte-for-byte the one emit/Assembler makes from
 // printSimtAsm's listing of the same kernels followed by
-// isel::printConstSection (ImageBuilderTest checks this on every suite
+// isel::printGlobalSections (ImageBuilderTest checks this on every suite
 // kernel): the same kernel and parameter names (sanitized as the printer
 // does), parameter offsets, shared/local bytes, registers used (highest
 // register named + 1, at least 1), `li` expanded to movi or movi + movt,
@@ -39,6 +39,10 @@ public:
   /// The const section's bytes (isel::ConstLayout::Bytes), shared by all
   /// kernels; padded to whole words, as the listing's final `.align 4` does.
   void setConstSection(llvm::ArrayRef<uint8_t> Bytes);
+  /// The data section's initial bytes (isel::layoutDeviceData) and the
+  /// const offset of the word that receives its address at load; padded to
+  /// whole words, as the listing's final `.align 4` does.
+  void setDataSection(llvm::ArrayRef<uint8_t> Bytes, uint32_t DataBaseSlot);
   /// The image; fails when no kernel was added.
   llvm::Expected<KernelImage> take();
 

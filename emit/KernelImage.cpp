@@ -2,7 +2,8 @@
 //
 // The format is described field by field in docs/KernelImage.md. In short:
 //
-//   header (60 bytes) | kernel table | parameter table | code | const | strtab
+//   header (72 bytes) | kernel table | parameter table | code | const | data
+//   | strtab
 //
 // all integers little-endian. The writer always produces that order; the
 // reader accepts the sections in any order and with gaps, as long as each is
@@ -16,7 +17,9 @@
 //    4-aligned and inside Code;
 //  - RegistersUsed <= MaxRegisters (the encoding's register count);
 //  - its parameters have unique identifier names, valid kinds, size 4,
-//    4-aligned offsets, do not overlap and end within MaxParamBufferBytes.
+//    4-aligned offsets, do not overlap and end within MaxParamBufferBytes;
+//  - with a data section, DataBaseSlot is a 4-aligned word inside Const
+//    (without one it is 0), so a loader can write the data's address there.
 // The reader also guarantees that nothing it allocates is larger than a
 // small multiple of the input size: every count is checked against the
 // bytes the file actually holds before anything is allocated, and names are
@@ -50,8 +53,9 @@ namespace tandem {
 
 namespace {
 
-// Sizes of the fixed-size records of format version 1.
-constexpr uint32_t HeaderSize = 60;
+// Sizes of the fixed-size records of format version 2 (version 1 had no
+// data section: a 60-byte header).
+constexpr uint32_t HeaderSize = 72;
 constexpr uint32_t KernelEntrySize = 32;
 constexpr uint32_t ParamEntrySize = 16;
 
@@ -89,6 +93,9 @@ enum : uint32_t {
   ConstBytes = 48,
   StrtabOffset = 52,
   StrtabBytes = 56,
+  DataOffset = 60,
+  DataBytes = 64,
+  DataBaseSlot = 68,
 };
 } // namespace hdr
 
@@ -117,6 +124,7 @@ struct Header {
   uint32_t KernelCount, KernelTableOffset, ParamCount, ParamTableOffset;
   uint32_t CodeOffset, CodeBytes, ConstOffset, ConstBytes;
   uint32_t StrtabOffset, StrtabBytes;
+  uint32_t DataOffset, DataBytes, DataBaseSlot;
 };
 
 /// "Origin: message", the shape of every error this file returns.
@@ -277,6 +285,23 @@ Error validate(const KernelImage &Img, StringRef Origin) {
                 "the const section ({0:x} bytes) does not fit in an "
                 "image (4 GiB at most)",
                 uint64_t(Img.Const.size()));
+  if (Img.Data.size() > MaxFileBytes)
+    return fail(Origin,
+                "the data section ({0:x} bytes) does not fit in an "
+                "image (4 GiB at most)",
+                uint64_t(Img.Data.size()));
+  if (Img.Data.empty() && Img.DataBaseSlot != 0)
+    return fail(Origin,
+                "data_base_slot {0:x} must be 0 in an image without a data "
+                "section",
+                Img.DataBaseSlot);
+  if (!Img.Data.empty() && (Img.DataBaseSlot % 4 != 0 ||
+                            uint64_t(Img.DataBaseSlot) + 4 > Img.Const.size()))
+    return fail(Origin,
+                "data_base_slot {0:x} is not a 4-aligned word inside the "
+                "const section ({1:x} bytes); the loader writes the data "
+                "section's address there",
+                Img.DataBaseSlot, uint64_t(Img.Const.size()));
   StringMap<size_t> Seen;
   for (auto [Index, K] : enumerate(Img.Kernels)) {
     if (Error E = checkKernel(Origin, Index, K, CodeSectionBytes))
@@ -311,6 +336,9 @@ Header parseHeader(const uint8_t *P) {
   H.ConstBytes = read32le(P + hdr::ConstBytes);
   H.StrtabOffset = read32le(P + hdr::StrtabOffset);
   H.StrtabBytes = read32le(P + hdr::StrtabBytes);
+  H.DataOffset = read32le(P + hdr::DataOffset);
+  H.DataBytes = read32le(P + hdr::DataBytes);
+  H.DataBaseSlot = read32le(P + hdr::DataBaseSlot);
   return H;
 }
 
@@ -371,6 +399,7 @@ std::vector<Section> sectionsOf(const Header &H) {
        H.ParamTableOffset, uint64_t(H.ParamCount) * ParamEntrySize},
       {"code section", H.CodeOffset, H.CodeBytes},
       {"const section", H.ConstOffset, H.ConstBytes},
+      {"data section", H.DataOffset, H.DataBytes},
       {"string table", H.StrtabOffset, H.StrtabBytes},
   };
 }
@@ -552,6 +581,9 @@ Expected<KernelImage> readTables(ArrayRef<uint8_t> Bytes, const Header &H,
     Img.Code[W] = read32le(Bytes.data() + H.CodeOffset + W * 4);
   Img.Const.assign(Bytes.begin() + H.ConstOffset,
                    Bytes.begin() + H.ConstOffset + H.ConstBytes);
+  Img.Data.assign(Bytes.begin() + H.DataOffset,
+                  Bytes.begin() + H.DataOffset + H.DataBytes);
+  Img.DataBaseSlot = H.DataBaseSlot;
   return Img;
 }
 
@@ -579,7 +611,7 @@ private:
 };
 
 struct Layout {
-  uint64_t KernelTable, ParamTable, Code, Const, Strtab, End;
+  uint64_t KernelTable, ParamTable, Code, Const, Data, Strtab, End;
   uint32_t ParamCount;
 };
 
@@ -593,7 +625,8 @@ Expected<Layout> layOut(const KernelImage &Img, uint64_t StrtabBytes,
   L.ParamTable = L.KernelTable + uint64_t(Img.Kernels.size()) * KernelEntrySize;
   L.Code = L.ParamTable + Params * ParamEntrySize;
   L.Const = L.Code + uint64_t(Img.Code.size()) * 4;
-  L.Strtab = L.Const + Img.Const.size();
+  L.Data = L.Const + Img.Const.size();
+  L.Strtab = L.Data + Img.Data.size();
   L.End = L.Strtab + StrtabBytes;
   if (L.End > MaxFileBytes)
     return fail(Origin, "the image would be {0:x} bytes (4 GiB at most)",
@@ -619,6 +652,9 @@ void writeHeader(uint8_t *P, const KernelImage &Img, const Layout &L,
   write32le(P + hdr::ConstBytes, uint32_t(Img.Const.size()));
   write32le(P + hdr::StrtabOffset, uint32_t(L.Strtab));
   write32le(P + hdr::StrtabBytes, StrtabBytes);
+  write32le(P + hdr::DataOffset, uint32_t(L.Data));
+  write32le(P + hdr::DataBytes, uint32_t(Img.Data.size()));
+  write32le(P + hdr::DataBaseSlot, Img.DataBaseSlot);
 }
 
 void writeTables(uint8_t *Out, const KernelImage &Img, const Layout &L,
@@ -664,6 +700,7 @@ Expected<std::vector<uint8_t>> writeImageTo(const KernelImage &Img,
   for (auto [W, Word] : enumerate(Img.Code))
     write32le(Out.data() + L->Code + W * 4, Word);
   llvm::copy(Img.Const, Out.begin() + L->Const);
+  llvm::copy(Img.Data, Out.begin() + L->Data);
   llvm::copy(Strings.bytes(), Out.begin() + L->Strtab);
   write32le(Out.data() + hdr::Checksum,
             crc32(ArrayRef<uint8_t>(Out).drop_front(ChecksumStart)));

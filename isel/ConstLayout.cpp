@@ -1,4 +1,4 @@
-//===- ConstLayout.cpp - __constant__ variables in the image's const section -===//
+//===- ConstLayout.cpp - __constant__ and __device__ variables in the image -===//
 //
 // See ConstLayout.h for the input invariants and the guarantees.
 //
@@ -21,14 +21,23 @@ namespace tandem::isel {
 
 namespace {
 
-/// The const section is read with ld.const (any 32-bit address), but a
-/// section this large is surely a mistake (and the image's strings and
-/// checks are sized for kernels, not data sets).
-constexpr uint64_t MaxConstBytes = 16u << 20;
+/// Either section may be addressed with any 32-bit address, but one this
+/// large is surely a mistake (the image stores every initial byte; big
+/// buffers belong in cudaMalloc'd memory passed as an argument).
+constexpr uint64_t MaxSectionBytes = 16u << 20;
+
+/// What differs between the const and the data section.
+struct SectionKind {
+  unsigned AddressSpace;
+  const char *Qualifier; ///< in messages: "__constant__"
+  const char *Section;   ///< "const"
+};
+constexpr SectionKind ConstSection{ConstantAddressSpace, "__constant__", "const"};
+constexpr SectionKind DataSection{DeviceAddressSpace, "__device__", "data"};
 
 /// Writes \p C's bytes at \p Out[0 .. size of C's type).
 Error writeInitializer(const Constant *C, const DataLayout &DL, MutableArrayRef<uint8_t> Out,
-                       const GlobalVariable &Var) {
+                       const GlobalVariable &Var, const SectionKind &Kind) {
   Type *T = C->getType();
   if (isa<ConstantAggregateZero>(C) || isa<UndefValue>(C) || isa<ConstantPointerNull>(C))
     return Error::success(); // Out is zero already
@@ -50,14 +59,14 @@ Error writeInitializer(const Constant *C, const DataLayout &DL, MutableArrayRef<
     uint64_t Stride = DL.getTypeAllocSize(CDS->getElementType());
     for (unsigned I = 0, E = CDS->getNumElements(); I != E; ++I)
       if (Error Err = writeInitializer(CDS->getElementAsConstant(I), DL,
-                                       Out.slice(I * Stride, Stride), Var))
+                                       Out.slice(I * Stride, Stride), Var, Kind))
         return Err;
     return Error::success();
   }
   if (const auto *CA = dyn_cast<ConstantArray>(C)) {
     uint64_t Stride = DL.getTypeAllocSize(CA->getType()->getElementType());
     for (unsigned I = 0, E = CA->getNumOperands(); I != E; ++I)
-      if (Error Err = writeInitializer(CA->getOperand(I), DL, Out.slice(I * Stride, Stride), Var))
+      if (Error Err = writeInitializer(CA->getOperand(I), DL, Out.slice(I * Stride, Stride), Var, Kind))
         return Err;
     return Error::success();
   }
@@ -66,7 +75,7 @@ Error writeInitializer(const Constant *C, const DataLayout &DL, MutableArrayRef<
     for (unsigned I = 0, E = CS->getNumOperands(); I != E; ++I) {
       uint64_t At = SL->getElementOffset(I);
       uint64_t Size = DL.getTypeAllocSize(CS->getOperand(I)->getType());
-      if (Error Err = writeInitializer(CS->getOperand(I), DL, Out.slice(At, Size), Var))
+      if (Error Err = writeInitializer(CS->getOperand(I), DL, Out.slice(At, Size), Var, Kind))
         return Err;
     }
     return Error::success();
@@ -77,10 +86,10 @@ Error writeInitializer(const Constant *C, const DataLayout &DL, MutableArrayRef<
   if (Text.size() > 120)
     Text = Text.substr(0, 117) + "...";
   return createStringError(
-      formatv("__constant__ variable '{0}': its initializer contains `{1}`, which is not "
-              "plain data; simt's const section holds numbers only (no addresses of other "
+      formatv("{0} variable '{1}': its initializer contains `{2}`, which is not "
+              "plain data; simt's {3} section holds numbers only (no addresses of other "
               "variables or functions)",
-              demangle(Var.getName().str()), Text));
+              Kind.Qualifier, demangle(Var.getName().str()), Text, Kind.Section));
 }
 
 /// A label the assembler takes: [A-Za-z_.$][A-Za-z0-9_.$]*.
@@ -105,32 +114,33 @@ bool isUsed(const Value &V) {
   return false;
 }
 
-} // namespace
-
-Expected<ConstLayout> layoutConstants(const Module &M) {
+/// Lays out the used variables of \p Kind's address space in module order.
+Expected<SectionLayout> layoutSection(const Module &M, const SectionKind &Kind) {
   const DataLayout &DL = M.getDataLayout();
-  ConstLayout Layout;
+  SectionLayout Layout;
   StringSet<> Labels;
   uint64_t End = 0;
   for (const GlobalVariable &GV : M.globals()) {
-    if (GV.getAddressSpace() != ConstantAddressSpace || !isUsed(GV))
+    if (GV.getAddressSpace() != Kind.AddressSpace || !isUsed(GV))
       continue;
     std::string Source = demangle(GV.getName().str());
     if (!GV.hasInitializer())
       return createStringError(
-          formatv("__constant__ variable '{0}' is declared but not defined in this source; "
-                  "simt fills the const section from initializers in the kernel source",
-                  Source));
+          formatv("{0} variable '{1}' is declared but not defined in this source; "
+                  "simt fills the {2} section from initializers in the kernel source",
+                  Kind.Qualifier, Source, Kind.Section));
     uint64_t Size = DL.getTypeAllocSize(GV.getValueType());
     Align A = std::max(GV.getAlign().value_or(DL.getABITypeAlign(GV.getValueType())), Align(4));
     uint64_t At = alignTo(End, A);
-    if (At + Size > MaxConstBytes)
-      return createStringError(formatv("__constant__ variable '{0}' ends at byte {1}; the "
-                                       "const section holds at most {2} bytes",
-                                       Source, At + Size, MaxConstBytes));
+    if (At + Size > MaxSectionBytes)
+      return createStringError(formatv("{0} variable '{1}' ends at byte {2}; the "
+                                       "{3} section holds at most {4} bytes",
+                                       Kind.Qualifier, Source, At + Size, Kind.Section,
+                                       MaxSectionBytes));
     Layout.Bytes.resize(At + Size, 0);
     if (Error E = writeInitializer(GV.getInitializer(), DL,
-                                   MutableArrayRef<uint8_t>(Layout.Bytes).slice(At, Size), GV))
+                                   MutableArrayRef<uint8_t>(Layout.Bytes).slice(At, Size), GV,
+                                   Kind))
       return E;
     std::string Label = labelFor(GV.getName());
     std::string Unique = Label;
@@ -145,45 +155,95 @@ Expected<ConstLayout> layoutConstants(const Module &M) {
   return Layout;
 }
 
-Error printConstSection(raw_ostream &OS, const Module &M) {
-  Expected<ConstLayout> Layout = layoutConstants(M);
-  if (!Layout)
-    return Layout.takeError();
-  if (Layout->Symbols.empty())
-    return Error::success();
-  OS << "\n# const section: " << Layout->Bytes.size() << " bytes, read with ld.const.u32\n";
-  OS << "#   offset  size  symbol\n";
-  for (const ConstSymbol &S : Layout->Symbols)
-    OS << formatv("#   {0,6}  {1,4}  {2}", S.Offset, S.Size, S.SourceName) << "\n";
-  OS << ".const\n";
-  const std::vector<uint8_t> &B = Layout->Bytes;
+bool usesDeviceVariables(const Module &M) {
+  return any_of(M.globals(), [](const GlobalVariable &GV) {
+    return GV.getAddressSpace() == DeviceAddressSpace && isUsed(GV);
+  });
+}
+
+/// Prints \p B[Begin, End): whole words as `.word`, a tail as
+/// `.byte`.
+void printBytes(raw_ostream &OS, ArrayRef<uint8_t> B, uint64_t Begin, uint64_t End) {
   auto Word = [&](uint64_t At) {
     return uint32_t(B[At]) | uint32_t(B[At + 1]) << 8 | uint32_t(B[At + 2]) << 16 |
            uint32_t(B[At + 3]) << 24;
   };
-  for (const ConstSymbol &S : Layout->Symbols) {
+  uint64_t At = Begin;
+  for (unsigned InLine = 0; At + 4 <= End; At += 4, ++InLine) {
+    OS << (InLine % 8 == 0 ? (InLine ? "\n  .word " : "  .word ") : ", ")
+       << format_hex(Word(At), 10);
+  }
+  if (At != Begin)
+    OS << "\n";
+  if (At < End) {
+    OS << "  .byte ";
+    for (uint64_t I = At; I < End; ++I)
+      OS << (I == At ? "" : ", ") << format_hex(B[I], 4);
+    OS << "\n";
+  }
+}
+
+/// One section of the listing: the symbol table comment, the directive,
+/// each symbol aligned to its offset; nothing when there are no symbols.
+void printSection(raw_ostream &OS, const SectionLayout &L, StringRef Directive,
+                  StringRef HowReached) {
+  OS << "\n# " << Directive.drop_front() << " section: " << L.Bytes.size() << " bytes, "
+     << HowReached << "\n";
+  OS << "#   offset  size  symbol\n";
+  for (const GlobalSymbol &S : L.Symbols)
+    OS << formatv("#   {0,6}  {1,4}  {2}", S.Offset, S.Size, S.SourceName) << "\n";
+  if (L.DataBaseSlot)
+    OS << formatv("#   {0,6}  {1,4}  (the data section's address, written at load)",
+                  *L.DataBaseSlot, 4)
+       << "\n";
+  OS << Directive << "\n";
+  for (const GlobalSymbol &S : L.Symbols) {
     // The offset is the first multiple of the symbol's alignment after the
     // previous symbol's end, the print position; the largest power of two
     // dividing it (that alignment or more) pads to exactly the offset.
     uint64_t Pad = S.Offset == 0 ? 4 : std::min<uint64_t>(S.Offset & -S.Offset, 4096);
     OS << "  .align " << Pad << "\n";
     OS << S.Label << ":  # " << S.SourceName << ", " << S.Size << " bytes\n";
-    uint64_t At = S.Offset, End = S.Offset + S.Size;
-    for (unsigned InLine = 0; At + 4 <= End; At += 4, ++InLine) {
-      OS << (InLine % 8 == 0 ? (InLine ? "\n  .word " : "  .word ") : ", ")
-         << format_hex(Word(At), 10);
-    }
-    if (At != S.Offset)
-      OS << "\n";
-    if (At < End) {
-      OS << "  .byte ";
-      for (uint64_t I = At; I < End; ++I)
-        OS << (I == At ? "" : ", ") << format_hex(B[I], 4);
-      OS << "\n";
-    }
+    printBytes(OS, L.Bytes, S.Offset, S.Offset + S.Size);
   }
-  // Whole words, so ld.const.u32 of the last byte stays in the section.
+  // Whole words, so a word access to the last byte stays in the section.
   OS << "  .align 4\n";
+  if (L.DataBaseSlot)
+    OS << "  .data_base  # the data section's device address, written at load\n";
+}
+
+} // namespace
+
+Expected<SectionLayout> layoutConstants(const Module &M) {
+  Expected<SectionLayout> Layout = layoutSection(M, ConstSection);
+  if (!Layout || !usesDeviceVariables(M))
+    return Layout;
+  // The slot follows the constants (already whole words), so their offsets
+  // do not depend on whether the module has data.
+  Layout->DataBaseSlot = static_cast<uint32_t>(Layout->Bytes.size());
+  Layout->Bytes.resize(Layout->Bytes.size() + 4, 0);
+  return Layout;
+}
+
+Expected<SectionLayout> layoutDeviceData(const Module &M) {
+  return layoutSection(M, DataSection);
+}
+
+Error printGlobalSections(raw_ostream &OS, const Module &M) {
+  Expected<SectionLayout> Const = layoutConstants(M);
+  if (!Const)
+    return Const.takeError();
+  Expected<SectionLayout> Data = layoutDeviceData(M);
+  if (!Data)
+    return Data.takeError();
+  if (!Const->Symbols.empty() || Const->DataBaseSlot)
+    printSection(OS, *Const, ".const", "read with ld.const.u32");
+  if (!Data->Symbols.empty())
+    printSection(OS, *Data, ".data",
+                 formatv("copied to global memory at load (one instance per loaded image); "
+                         "its address is the const word at offset {0}",
+                         Const->DataBaseSlot.value_or(0))
+                     .str());
   return Error::success();
 }
 

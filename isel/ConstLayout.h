@@ -1,20 +1,31 @@
-//===- ConstLayout.h - __constant__ variables in the image's const section -*- C++ -*-===//
+//===- ConstLayout.h - __constant__ and __device__ variables in the image -*- C++ -*-===//
 //
-// Input: a prepared module (isel/Prepare.h): every __constant__ variable
-// (address space 4) that is used has a definition whose initializer is made
-// of integers, floats, null pointers, undef/poison and zeroinitializer,
-// nested in arrays and structs (Prepare reports anything else, and every
-// store or escaping pointer, with the kernel and the source line).
-// Output: the const section of the image: each used __constant__ variable at
-// an offset aligned to its alignment (at least 4, so a word load of any of
-// its bytes stays inside the variable's words), in module order, its
-// initializer's bytes little-endian as the data layout places them
-// (padding and zero-init are zero bytes).
+// Input: a prepared module (isel/Prepare.h): every used __constant__
+// (address space 4) and __device__ (address space 1) variable has a
+// definition whose initializer is made of integers, floats, null pointers,
+// undef/poison and zeroinitializer, nested in arrays and structs (Prepare
+// reports stores and escaping pointers into __constant__ memory, with the
+// kernel and the source line; an initializer holding an address is reported
+// here, naming the variable).
+// Output: two sections of the image, laid out the same way: each used
+// variable of the section's address space at an offset aligned to its
+// alignment (at least 4, so a word access to any of its bytes stays inside
+// the variable's words), in module order, its initializer's bytes
+// little-endian as the data layout places them (padding and zero-init are
+// zero bytes).
+//  - the const section: the __constant__ variables, read with ld.const;
+//    when the module uses a __device__ variable, one more word after them,
+//    the data base slot, into which the loader writes the data section's
+//    device address (docs/KernelImage.md);
+//  - the data section: the __device__ variables' initial bytes. The device
+//    copies them into global memory when it loads the image (one instance
+//    per loaded image, shared by all launches); kernels address a variable
+//    as (the word at the data base slot) + its offset.
 //
-// The layout is a pure function of the module, so the selector (ld.const
-// offsets of every kernel) and the listing's `.const` section (the image's
-// bytes) compute the same one independently; the section is shared by all
-// kernels of the image.
+// The layouts are pure functions of the module, so the selector (offsets in
+// every kernel) and the listing's `.const`/`.data` sections (the image's
+// bytes) compute the same ones independently; both sections are shared by
+// all kernels of the image.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,15 +37,18 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tandem::isel {
 
-/// The address space clang and NVPTX give __constant__ variables.
+/// The address spaces clang and NVPTX give __constant__ and __device__
+/// variables.
 constexpr unsigned ConstantAddressSpace = 4;
+constexpr unsigned DeviceAddressSpace = 1;
 
-struct ConstSymbol {
+struct GlobalSymbol {
   const llvm::GlobalVariable *Var = nullptr;
   /// The listing's label: the IR name, characters the assembler does not
   /// take replaced by '_', made unique.
@@ -45,22 +59,33 @@ struct ConstSymbol {
   uint32_t Size = 0;
 };
 
-struct ConstLayout {
-  std::vector<ConstSymbol> Symbols; ///< by increasing offset
-  std::vector<uint8_t> Bytes;       ///< the whole const section
+/// The layout of the const or the data section.
+struct SectionLayout {
+  std::vector<GlobalSymbol> Symbols; ///< by increasing offset
+  std::vector<uint8_t> Bytes;        ///< the whole section, whole words
   llvm::DenseMap<const llvm::GlobalVariable *, uint32_t> Offsets;
+  /// Const section only: the offset of the data base slot (the word the
+  /// loader fills with the data section's address), present when the module
+  /// uses a __device__ variable.
+  std::optional<uint32_t> DataBaseSlot;
 };
+using ConstLayout = SectionLayout;
 
-/// Lays out every used __constant__ variable of \p M. Errors name the
-/// variable (an initializer that is not plain data, a variable without a
-/// definition, a section over 16 MiB).
-llvm::Expected<ConstLayout> layoutConstants(const llvm::Module &M);
+/// Lays out every used __constant__ variable of \p M, then the data base
+/// slot if \p M uses a __device__ variable. Errors name the variable (an
+/// initializer that is not plain data, a variable without a definition, a
+/// section over 16 MiB).
+llvm::Expected<SectionLayout> layoutConstants(const llvm::Module &M);
+/// Lays out every used __device__ variable of \p M; errors as above.
+llvm::Expected<SectionLayout> layoutDeviceData(const llvm::Module &M);
 
-/// The listing's `.const` section for \p M (docs/Assembly.md): a comment
-/// with each symbol's offset and size, then per symbol `.align`, its label
-/// and its bytes (`.word` for whole words, `.byte` for a tail). Prints
-/// nothing when the module has no used __constant__ variable. Offsets start
-/// at 0, so it must be the listing's only const data.
-llvm::Error printConstSection(llvm::raw_ostream &OS, const llvm::Module &M);
+/// The listing's `.const` and `.data` sections for \p M (docs/Assembly.md):
+/// each headed by a comment with its symbols' offsets and sizes, then per
+/// symbol `.align`, its label and its bytes (`.word` for whole words,
+/// `.byte` for a tail); the const section ends with the `.data_base` word
+/// when there is data. Prints nothing for a section without symbols.
+/// Offsets start at 0, so these must be the listing's only const and data
+/// bytes.
+llvm::Error printGlobalSections(llvm::raw_ostream &OS, const llvm::Module &M);
 
 } // namespace tandem::isel

@@ -28,7 +28,12 @@
 //  - simt only: a pointer into a __constant__ variable (address space 4) is
 //    only offset, selected, compared and loaded through (never stored to,
 //    stored, converted or passed on), so ld.const can serve every access;
-//    writable __device__ globals (address space 1) are ptx only;
+//  - globals only in address spaces 1 (__device__), 3 (__shared__) and 4
+//    (__constant__), on both targets;
+//  - optimized builds: outside loops, a GEP index's constant addend is a
+//    separate byte offset (`gep i8 (gep P, X...), C`, which isel folds into
+//    [base+offset]) and accesses that differ only by it share one base
+//    (SplitAddressOffsetsPass);
 //  - the module verifies.
 // Unsupported constructs are reported with the kernel, the IR instruction
 // and the source line (when the module has debug locations).
@@ -44,12 +49,15 @@
 #include "isel/Prepare.h"
 #include "isel/DivergenceCheck.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/Analysis/UniformityAnalysis.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -70,6 +78,7 @@
 #include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 #include "llvm/Transforms/Scalar/InferAddressSpaces.h"
 #include "llvm/Transforms/Scalar/Scalarizer.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/FixIrreducible.h"
@@ -80,6 +89,7 @@
 #include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
 #include "llvm/Transforms/Utils/UnifyLoopExits.h"
 
+#include <map>
 #include <mutex>
 
 using namespace llvm;
@@ -848,6 +858,158 @@ void registerPrintAfter(PassInstrumentationCallbacks &PIC, const PrepareOptions 
       });
 }
 
+/// Constant offsets out of address indices, and one base per group of
+/// accesses that differ only by them, outside loops: `tile[ty + 8][tx]`,
+/// `tile[ty + 16][tx]` and `tile[ty][tx]` become one `&tile[ty][tx]` and
+/// the byte offsets 1056, 2112 and 0, which both selectors fold into the
+/// access's [base+offset]. What NVPTX's SeparateConstOffsetFromGEP and
+/// MachineCSE's PRE do for llc, kept out of loops: there the loop's size
+/// decides ptxas's unrolling (LLVM's pass on the whole function made ptxas
+/// unroll spmm_csr's loop, 112 -> 328 SASS instructions), and the IR of
+/// loops is LLVM's loop passes' business.
+///
+/// Input: SSA after optimization and infer-address-spaces. An index is
+/// split as `X + C` when that cannot change the address: an add (or a
+/// disjoint or) with the no-wrap flag its extension needs (nuw under a
+/// zext, nsw under a sext or for an index narrower than the pointer's
+/// index width). Guarantees: every rewritten GEP is `gep i8 (gep P, X...),
+/// C`; the shared base sits where it dominates every user, at the nearest
+/// common dominator of the group (outside any loop) or before its first
+/// member in that block. No inbounds on the rewritten GEPs (the base of a
+/// group may point outside the object the accesses stay in).
+struct SplitAddressOffsetsPass : PassInfoMixin<SplitAddressOffsetsPass> {
+  /// One index as Root (extended as Ext says) plus Offset elements.
+  struct SplitIndex {
+    Value *Root;
+    unsigned Ext; // 0 none, Instruction::ZExt or Instruction::SExt
+    Type *Ty;     // the index's type
+    int64_t Offset;
+  };
+
+  static SplitIndex splitIndex(Value *Idx, unsigned IndexBits) {
+    SplitIndex S{Idx, 0, Idx->getType(), 0};
+    Value *Inner = Idx;
+    auto *Cast = dyn_cast<CastInst>(Idx);
+    if (Cast && (isa<ZExtInst>(Cast) || isa<SExtInst>(Cast))) {
+      S.Ext = Cast->getOpcode();
+      Inner = Cast->getOperand(0);
+    }
+    bool NeedsNuw = S.Ext == Instruction::ZExt;
+    bool NeedsNsw = S.Ext == Instruction::SExt || Idx->getType()->getIntegerBitWidth() < IndexBits;
+    int64_t Offset = 0;
+    for (;;) {
+      auto *Op = dyn_cast<BinaryOperator>(Inner);
+      auto *C = Op ? dyn_cast<ConstantInt>(Op->getOperand(1)) : nullptr;
+      if (!C || C->getBitWidth() > 64)
+        break;
+      bool Add = Op->getOpcode() == Instruction::Add &&
+                 (!NeedsNuw || Op->hasNoUnsignedWrap()) && (!NeedsNsw || Op->hasNoSignedWrap());
+      bool DisjointOr = Op->getOpcode() == Instruction::Or && cast<PossiblyDisjointInst>(Op)->isDisjoint();
+      if (!Add && !DisjointOr)
+        break;
+      // A zext's operand adds as unsigned, anything else as signed.
+      Offset += NeedsNuw ? int64_t(C->getZExtValue()) : C->getSExtValue();
+      Inner = Op->getOperand(0);
+    }
+    // Even with no offset the root is the extension's operand: `zext x` in
+    // two blocks is the same index.
+    S.Root = Inner;
+    S.Offset = Offset;
+    return S;
+  }
+
+  struct Member {
+    GetElementPtrInst *GEP;
+    SmallVector<SplitIndex, 4> Indices;
+    int64_t Bytes; // the constant part, in bytes
+  };
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &FAM) {
+    const DataLayout &DL = F.getDataLayout();
+    LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
+    DominatorTree &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+    // Groups by base pointer, source type and split indices, in program order.
+    using GroupKey = std::vector<const void *>;
+    MapVector<GroupKey, SmallVector<Member, 4>, std::map<GroupKey, unsigned>> Groups;
+    for (BasicBlock &BB : F) {
+      if (LI.getLoopFor(&BB))
+        continue;
+      for (Instruction &I : BB) {
+        auto *GEP = dyn_cast<GetElementPtrInst>(&I);
+        if (!GEP || GEP->hasAllConstantIndices() || GEP->getType()->isVectorTy())
+          continue;
+        unsigned IndexBits = DL.getIndexTypeSizeInBits(GEP->getType());
+        Member M{GEP, {}, 0};
+        GroupKey Key{GEP->getPointerOperand(), GEP->getSourceElementType()};
+        for (gep_type_iterator It = gep_type_begin(GEP), E = gep_type_end(GEP); It != E; ++It) {
+          if (It.isStruct()) {
+            M.Indices.push_back(SplitIndex{It.getOperand(), 0, It.getOperand()->getType(), 0});
+          } else {
+            M.Indices.push_back(splitIndex(It.getOperand(), IndexBits));
+            M.Bytes += M.Indices.back().Offset * int64_t(It.getSequentialElementStride(DL).getFixedValue());
+          }
+          const SplitIndex &S = M.Indices.back();
+          Key.insert(Key.end(), {S.Root, reinterpret_cast<const void *>(uintptr_t(S.Ext)), S.Ty});
+        }
+        Groups[Key].push_back(std::move(M));
+      }
+    }
+    bool Changed = false;
+    for (auto &[Key, Members] : Groups) {
+      if (Members.size() == 1 && Members[0].Bytes == 0)
+        continue;
+      Instruction *At = basePosition(Members, DT, LI);
+      if (!At)
+        continue;
+      IRBuilder<> B(At);
+      SmallVector<Value *, 4> BaseIndices;
+      for (const SplitIndex &S : Members[0].Indices)
+        BaseIndices.push_back(S.Ext ? B.CreateCast(Instruction::CastOps(S.Ext), S.Root, S.Ty) : S.Root);
+      GetElementPtrInst *First = Members[0].GEP;
+      Value *Base = B.CreateGEP(First->getSourceElementType(), First->getPointerOperand(), BaseIndices,
+                                First->getName() + ".base");
+      for (Member &M : Members) {
+        B.SetInsertPoint(M.GEP);
+        Value *Addr = M.Bytes == 0 ? Base : B.CreatePtrAdd(Base, B.getInt64(M.Bytes), M.GEP->getName());
+        M.GEP->replaceAllUsesWith(Addr);
+        M.GEP->eraseFromParent();
+      }
+      Changed = true;
+    }
+    if (!Changed)
+      return PreservedAnalyses::all();
+    PreservedAnalyses PA;
+    PA.preserveSet<CFGAnalyses>();
+    return PA;
+  }
+
+  /// Where the group's base goes: before its first member when one block
+  /// dominates the group, else at the end of the members' nearest common
+  /// dominator; null when that block is in a loop or an operand of the
+  /// base is not available there.
+  static Instruction *basePosition(ArrayRef<Member> Members, DominatorTree &DT, LoopInfo &LI) {
+    BasicBlock *Common = Members[0].GEP->getParent();
+    for (const Member &M : drop_begin(Members))
+      Common = DT.findNearestCommonDominator(Common, M.GEP->getParent());
+    if (LI.getLoopFor(Common))
+      return nullptr;
+    Instruction *At = Common->getTerminator();
+    for (const Member &M : Members)
+      if (M.GEP->getParent() == Common && DT.dominates(M.GEP, At))
+        At = M.GEP;
+    auto Available = [&](Value *V) {
+      auto *I = dyn_cast<Instruction>(V);
+      return !I || DT.dominates(I, At);
+    };
+    if (!Available(Members[0].GEP->getPointerOperand()))
+      return nullptr;
+    for (const SplitIndex &S : Members[0].Indices)
+      if (!Available(S.Root))
+        return nullptr;
+    return At;
+  }
+};
+
 // ---- The pipeline ---------------------------------------------------------
 
 /// -O0 still needs SSA (mem2reg) and no dead blocks for isel, and operands
@@ -888,6 +1050,16 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
     FPM.addPass(FixIrreduciblePass());
     FPM.addPass(UnifyLoopExitsPass());
   }
+  return FPM;
+}
+
+/// After shaping, optimized builds only: address arithmetic outside loops
+/// (SplitAddressOffsetsPass), then EarlyCSE for what that leaves twice and
+/// for branches on a condition a dominating branch already decided.
+FunctionPassManager addressPasses() {
+  FunctionPassManager FPM;
+  FPM.addPass(SplitAddressOffsetsPass());
+  FPM.addPass(EarlyCSEPass());
   return FPM;
 }
 
@@ -976,6 +1148,7 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
   PIC.addClassToPassName(ExpandAtomicsPass::name(), "tandem-expand-atomics");
   PIC.addClassToPassName(ExpandDivision64Pass::name(), "tandem-expand-div64");
   PIC.addClassToPassName(ExpandConversions64Pass::name(), "tandem-expand-cvt64");
+  PIC.addClassToPassName(SplitAddressOffsetsPass::name(), "tandem-split-address-offsets");
   registerPrintAfter(PIC, Opts);
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);
@@ -990,6 +1163,8 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
   else
     MPM.addPass(PB.buildPerModuleDefaultPipeline(optimizationLevel(Opts.OptLevel)));
   MPM.addPass(createModuleToFunctionPassAdaptor(shapingPasses(Opts.Target)));
+  if (Opts.OptLevel > 0)
+    MPM.addPass(createModuleToFunctionPassAdaptor(addressPasses()));
   MPM.run(M, MAM);
 
   if (Opts.Target == PrepTarget::Simt) {
@@ -1067,25 +1242,23 @@ void checkInstruction(const Instruction &I, PrepTarget Target, Problems &P) {
           "memory");
 }
 
-/// Which globals each target can place: __shared__ (address space 3) and
-/// __constant__ (4, the image's const section on simt, .const on ptx) on
-/// both; writable __device__ globals (1) on ptx only, as simt has no memory
-/// for them (global memory belongs to the host's buffers).
+/// Which globals the targets can place: __shared__ (address space 3),
+/// __constant__ (4: the image's const section on simt, .const on ptx) and
+/// writable __device__ variables (1: the image's data section, copied into
+/// global memory at load, on simt; .global on ptx). Anything else (a generic
+/// or local global from a .ll file) has no memory on either target.
 void checkGlobals(Module &M, PrepTarget Target, Problems &P) {
   constexpr unsigned ConstantAS = 4;
   for (GlobalVariable &G : M.globals()) {
     if (G.getName().starts_with("llvm.") || G.use_empty())
       continue;
     unsigned AS = G.getAddressSpace();
-    if (AS == SharedAS || AS == ConstantAS)
+    if (AS == SharedAS || AS == ConstantAS || AS == GlobalAS)
       continue;
-    if (AS == GlobalAS && Target == PrepTarget::Ptx)
-      continue;
-    P.add(formatv("global variable '{0}' in address space {1} is not supported: the SIMT "
-                  "target has no memory for writable __device__ variables (global memory "
-                  "belongs to the host's buffers); pass a buffer as a kernel argument, "
-                  "use __shared__ for per-block data, or __constant__ for read-only tables",
-                  demangle(G.getName().str()), AS)
+    P.add(formatv("global variable '{0}' in address space {1} is not supported on {2}: "
+                  "declare it __device__, __shared__ or __constant__",
+                  demangle(G.getName().str()), AS,
+                  Target == PrepTarget::Ptx ? "ptx" : "simt")
               .str());
   }
 }

@@ -21,6 +21,14 @@
 // then mask), an i64 is two words. Stores and atomics there are errors
 // (Prepare reports them first, with the source line).
 //
+// __device__ variables live in the image's data section, which the device
+// copies into global memory when it loads the image; the loader writes the
+// section's address into the const section's data base slot
+// (isel/ConstLayout.h). A kernel that uses one loads that word once at the
+// top of its entry block into a uniform register, and a variable's address
+// is that register + the variable's offset: ordinary global memory from then
+// on (loads, stores, atomics, pointers that may be stored or passed on).
+//
 // One-to-one loads and stores come from SimtPatterns.td: this file picks the
 // node (`load.<space>.<bits>`, `sextload.<space>.<bits>` for a narrow load
 // only ever sign-extended, `store.<space>.<bits>`), folds the address and
@@ -142,36 +150,54 @@ Expected<simt::MemSpace> Selector::memSpaceOf(Value *Ptr, const Instruction &Use
 // Addresses
 //===----------------------------------------------------------------------===//
 
-std::optional<int64_t> Selector::constantAddress(Value *Ptr) {
-  const DataLayout &DL = F.getDataLayout();
-  int64_t Off = 0;
-  for (Value *V = Ptr;;) {
-    if (auto *GEP = dyn_cast<GEPOperator>(V)) {
+/// Walks from V through GEPs with constant offsets and bit/address-space
+/// casts to what they offset; adds the bytes to Off. Null when a GEP has a
+/// variable index.
+static const Value *stripConstantOffsets(const Value *V, const DataLayout &DL, int64_t &Off) {
+  for (;;) {
+    if (const auto *GEP = dyn_cast<GEPOperator>(V)) {
       APInt C(DL.getIndexTypeSizeInBits(GEP->getType()), 0);
       if (!GEP->accumulateConstantOffset(DL, C))
-        return std::nullopt;
+        return nullptr;
       Off += C.getSExtValue();
       V = GEP->getPointerOperand();
       continue;
     }
-    if (auto *Op = dyn_cast<Operator>(V);
+    if (const auto *Op = dyn_cast<Operator>(V);
         Op && (Op->getOpcode() == Instruction::BitCast ||
                Op->getOpcode() == Instruction::AddrSpaceCast)) {
       V = Op->getOperand(0);
       continue;
     }
-    if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 3)
-      return Off + sharedOffset(GV);
-    if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 4)
-      if (std::optional<uint32_t> C = constOffset(GV))
-        return Off + *C;
-    if (auto *AI = dyn_cast<AllocaInst>(V))
-      if (std::optional<uint32_t> L = localOffset(AI))
-        return Off + *L;
-    if (isa<ConstantPointerNull>(V))
-      return Off;
-    return std::nullopt;
+    return V;
   }
+}
+
+std::optional<int64_t> Selector::constantAddress(Value *Ptr) {
+  int64_t Off = 0;
+  const Value *V = stripConstantOffsets(Ptr, F.getDataLayout(), Off);
+  if (!V)
+    return std::nullopt;
+  if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 3)
+    return Off + sharedOffset(GV);
+  if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 4)
+    if (std::optional<uint32_t> C = constOffset(GV))
+      return Off + *C;
+  if (auto *AI = dyn_cast<AllocaInst>(V))
+    if (std::optional<uint32_t> L = localOffset(AI))
+      return Off + *L;
+  if (isa<ConstantPointerNull>(V))
+    return Off;
+  return std::nullopt;
+}
+
+std::optional<Address> Selector::deviceDataAddress(const Value *Ptr) const {
+  int64_t Off = 0;
+  const auto *GV = dyn_cast_or_null<GlobalVariable>(stripConstantOffsets(Ptr, F.getDataLayout(), Off));
+  auto It = GV ? DataOffsets.find(GV) : DataOffsets.end();
+  if (It == DataOffsets.end() || DataBase == mir::NoReg)
+    return std::nullopt;
+  return Address{DataBase, static_cast<int32_t>(Off + It->second)};
 }
 
 Expected<Address> Selector::addressOf(Value *Ptr) {
@@ -181,6 +207,8 @@ Expected<Address> Selector::addressOf(Value *Ptr) {
   for (;;) {
     if (std::optional<int64_t> C = constantAddress(V))
       return Address{0, Off + *C};
+    if (std::optional<Address> D = deviceDataAddress(V))
+      return Address{D->Base, Off + D->Offset};
     // A GEP selected already: its variable part + its constant offset.
     if (auto It = GEPParts.find(V); It != GEPParts.end())
       return Address{It->second.Base, Off + It->second.Offset};
@@ -234,6 +262,18 @@ static Address fitPatternOffset(Selector &S, StringRef Node, Address A, bool IsS
                   IsStore ? target::NoResultClass : int16_t(GPRClass), Inputs))
     return A;
   return offsetIntoBase(S, A);
+}
+
+void Selector::loadDataBase() {
+  if (!UsesDeviceData || !DataBaseSlot)
+    return;
+  CurInst = nullptr;
+  CurLoc.clear();
+  CurUniform = true;
+  DataBase = Fn->newVReg(/*Uniform=*/true, "data_base");
+  Opcode Ld = mnemonicOpcode("ld.const.u32");
+  Address Slot = fitOffset(*this, Address{0, *DataBaseSlot}, Ld);
+  emit(Ld, {Operand::def(DataBase), Operand::use(Slot.Base), Operand::imm(Slot.Offset)});
 }
 
 //===----------------------------------------------------------------------===//

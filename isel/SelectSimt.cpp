@@ -131,6 +131,7 @@ Expected<std::unique_ptr<mir::Function>> Selector::run() {
   createBlocks();
   Cur = Fn->Blocks.front().get();
   loadParams();
+  loadDataBase();
   for (BasicBlock &BB : F)
     for (PHINode &Phi : BB.phis())
       if (Error E = checkTypes(Phi))
@@ -272,14 +273,25 @@ Error Selector::layoutAllocas() {
   return Error::success();
 }
 
-/// __constant__ variables: the module's const section, the same layout the
-/// listing's .const section is printed from (ConstLayout.h).
+/// __constant__ and __device__ variables: the module's const and data
+/// sections, the same layouts the listing's .const and .data sections are
+/// printed from (ConstLayout.h).
 Error Selector::layoutConst() {
   Expected<ConstLayout> Layout = layoutConstants(*F.getParent());
   if (!Layout)
     return createStringError(
         formatv("kernel {0}: {1}", kernelName(), toString(Layout.takeError())));
   ConstOffsets = std::move(Layout->Offsets);
+  DataBaseSlot = Layout->DataBaseSlot;
+  Expected<SectionLayout> Data = layoutDeviceData(*F.getParent());
+  if (!Data)
+    return createStringError(
+        formatv("kernel {0}: {1}", kernelName(), toString(Data.takeError())));
+  DataOffsets = std::move(Data->Offsets);
+  for (const auto &[GV, Offset] : DataOffsets) {
+    SmallPtrSet<const Value *, 8> Seen;
+    UsesDeviceData |= usedBy(GV, F, Seen);
+  }
   return Error::success();
 }
 
@@ -494,10 +506,12 @@ Expected<ValueRegs> Selector::regsOf(Value *V) {
       break;
     }
   }
+  if (std::optional<Address> A = deviceDataAddress(V))
+    return ValueRegs{A->Offset ? emitRI(Opcode::ADDI, Opcode::ADD, A->Base, A->Offset) : A->Base,
+                     mir::NoReg};
   if (auto *GV = dyn_cast<GlobalVariable>(V->stripPointerCasts()))
     return Unsupported(formatv("global variable @{0} is in address space {1}; simt supports "
-                               "__shared__ variables only (no __device__ or __constant__ "
-                               "variables yet)",
+                               "__shared__, __constant__ and __device__ variables only",
                                GV->getName(), GV->getAddressSpace())
                            .str());
   return Unsupported("unsupported constant operand");

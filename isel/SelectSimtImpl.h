@@ -149,6 +149,9 @@ public:
   std::optional<uint32_t> localOffset(const llvm::AllocaInst *AI) const;
   /// A __constant__ variable's offset in the image's const section.
   std::optional<uint32_t> constOffset(const llvm::GlobalVariable *GV) const;
+  /// A __device__ variable's address: the data base register + its offset
+  /// in the image's data section (ConstLayout.h); nullopt for other values.
+  std::optional<Address> deviceDataAddress(const llvm::Value *V) const;
 
   //===--- SelectOps.cpp -----------------------------------------------===//
   llvm::Error selectBinary(llvm::BinaryOperator &I);
@@ -174,6 +177,10 @@ public:
   llvm::Error selectAtomicRMW(llvm::AtomicRMWInst &I);
   llvm::Error selectCmpXchg(llvm::AtomicCmpXchgInst &I);
   llvm::Error selectExtractValue(llvm::ExtractValueInst &I);
+  /// Loads the data section's address from the const section's data base
+  /// slot at the top of the entry block, when the kernel uses __device__
+  /// variables.
+  void loadDataBase();
   llvm::Expected<simt::MemSpace> memSpaceOf(llvm::Value *Ptr, const llvm::Instruction &User);
   llvm::Expected<Address> addressOf(llvm::Value *Ptr);
   /// A constant pointer (shared global, alloca, null, constant offsets of
@@ -220,6 +227,13 @@ public:
   llvm::DenseMap<const llvm::AllocaInst *, uint32_t> LocalOffsets;
   /// The module's const section layout (isel/ConstLayout.h).
   llvm::DenseMap<const llvm::GlobalVariable *, uint32_t> ConstOffsets;
+  /// __device__ variables: offsets in the data section, the const offset of
+  /// the word holding the section's address, whether this kernel uses any,
+  /// and the uniform register loadDataBase() puts that address in.
+  llvm::DenseMap<const llvm::GlobalVariable *, uint32_t> DataOffsets;
+  std::optional<uint32_t> DataBaseSlot;
+  bool UsesDeviceData = false;
+  Reg DataBase = mir::NoReg;
   /// PHIs to complete once every block is selected.
   struct PendingPhi {
     llvm::PHINode *Phi;

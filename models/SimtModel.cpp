@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <set>
 #include <numeric>
 
 namespace tandem::models {
@@ -177,25 +176,36 @@ double phasedCycles(const SegmentTotals &T, std::vector<double> Works, const Mod
 
 namespace {
 
-/// A warp walking its rounds in roundsCycles.
+/// A warp walking its rounds in roundsCycles, one issue at a time.
 struct RoundWalker {
   llvm::ArrayRef<WarpStep> Steps;
-  size_t Next = 0;       ///< the step being run
-  enum { Computing, Queued, Done } State = Computing;
-  double PathLeft = 0;   ///< of the step's compute, in cycles of running alone
-  double DatapathShare = 0, IterativeShare = 0; ///< unit cycles per path cycle
+  size_t Next = 0;             ///< the step being run
+  unsigned DatapathLeft = 0;   ///< its datapath instructions not issued yet
+  double SlotCycles = 0;       ///< datapath cycles each of them holds
+  double OwnStall = 0;         ///< the warp's own stall before each issue
+  double ReadyAt = 0;          ///< earliest cycle of the warp's next issue
+  bool IterativePending = false; ///< the step's iterative work not issued yet
+  bool Done = false;
 
-  /// Starts step Next (or finishes): its compute path and unit shares.
-  void start(const ModelParams &P) {
-    if (Next >= Steps.size()) {
-      State = Done;
+  const WarpStep &step() const { return Steps[Next]; }
+  /// The next issue is the step's memory instruction.
+  bool atMemory() const { return !Done && DatapathLeft == 0 && step().HasMemory; }
+
+  /// Starts step Next at cycle \p Now, skipping empty steps (or finishes).
+  void start(double Now, const ModelParams &P) {
+    for (; Next < Steps.size(); ++Next) {
+      const WarpStep &S = step();
+      DatapathLeft = S.Instructions ? S.Instructions : (S.Datapath > 0 ? 1 : 0);
+      SlotCycles = DatapathLeft ? S.Datapath / DatapathLeft : 0;
+      unsigned Issues = DatapathLeft + (S.HasMemory ? 1 : 0);
+      if (Issues == 0)
+        continue;
+      OwnStall = S.Dependency * P.DependencyExposure / Issues;
+      IterativePending = S.Iterative > 0;
+      ReadyAt = Now + OwnStall;
       return;
     }
-    const WarpStep &S = Steps[Next];
-    State = Computing;
-    PathLeft = S.Datapath + S.Iterative + S.Dependency * P.DependencyExposure + S.Issue;
-    DatapathShare = PathLeft > 0 ? S.Datapath / PathLeft : 0;
-    IterativeShare = PathLeft > 0 ? S.Iterative / PathLeft : 0;
+    Done = true;
   }
 };
 
@@ -203,80 +213,81 @@ struct RoundWalker {
 
 RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P) {
   RoundsResult Out;
-  std::vector<RoundWalker> W(Warps.size());
-  for (size_t I = 0; I < Warps.size(); ++I) {
+  const size_t N = Warps.size();
+  if (N == 0)
+    return Out;
+  std::vector<RoundWalker> W(N);
+  Out.WarpEnd.assign(N, 0.0);
+  for (size_t I = 0; I < N; ++I) {
     W[I].Steps = Warps[I];
-    W[I].start(P);
+    W[I].start(0, P);
   }
-  // The LSU: the warp it serves, and the warps waiting for it in warp
-  // order (the lowest goes next).
-  std::optional<size_t> InLsu;
-  std::set<size_t> LsuWaiting;
-  double LsuLeft = 0, Now = 0;
-  // Below this a compute or a service is done (rounding of the fluid steps).
-  constexpr double Negligible = 1e-9;
-  auto serveNext = [&] {
-    InLsu.reset();
-    if (LsuWaiting.empty())
-      return;
-    InLsu = *LsuWaiting.begin();
-    LsuWaiting.erase(LsuWaiting.begin());
-    LsuLeft = W[*InLsu].Steps[W[*InLsu].Next].Lsu;
-  };
-  // A warp whose compute is done waits for the LSU (or goes on).
-  auto computed = [&](size_t I) {
-    if (W[I].Steps[W[I].Next].HasMemory) {
-      W[I].State = RoundWalker::Queued;
-      LsuWaiting.insert(I);
-      if (!InLsu)
-        serveNext();
-    } else {
-      ++W[I].Next;
-      W[I].start(P);
+  double Now = 0, DatapathFree = 0, IterativeFree = 0, LsuFree = 0;
+  size_t LastIssued = N - 1; // so warp 0 is the first looked at
+  // The warp that keeps the LSU for its next memory instruction, or N.
+  size_t LsuKeptFor = N;
+  // The earliest cycle warp I could issue its next instruction.
+  auto earliestIssue = [&](size_t I) {
+    const RoundWalker &R = W[I];
+    double At = R.ReadyAt;
+    if (R.atMemory()) {
+      if (LsuKeptFor != N && LsuKeptFor != I)
+        return HUGE_VAL; // until the keeper has issued
+      return std::max(At, LsuFree);
     }
+    At = std::max(At, DatapathFree);
+    return R.IterativePending ? std::max(At, IterativeFree) : At;
   };
   for (;;) {
-    // Settle every zero-length compute and LSU service at this instant.
-    for (bool Moved = true; Moved;) {
-      Moved = false;
-      for (size_t I = 0; I < W.size(); ++I)
-        if (W[I].State == RoundWalker::Computing && W[I].PathLeft <= Negligible) {
-          computed(I);
-          Moved = true;
-        }
-      if (InLsu && LsuLeft <= Negligible) {
-        size_t I = *InLsu;
-        serveNext();
-        ++W[I].Next;
-        W[I].start(P);
-        Moved = true;
+    std::optional<size_t> Pick;
+    double Earliest = HUGE_VAL;
+    for (size_t K = 1; K <= N && !Pick; ++K) {
+      size_t I = (LastIssued + K) % N;
+      if (W[I].Done)
+        continue;
+      double At = earliestIssue(I);
+      if (At <= Now)
+        Pick = I;
+      Earliest = std::min(Earliest, At);
+    }
+    if (!Pick) {
+      if (Earliest == HUGE_VAL)
+        break; // every warp is done
+      Now = Earliest;
+      continue;
+    }
+    RoundWalker &R = W[*Pick];
+    const WarpStep &S = R.step();
+    LastIssued = *Pick;
+    if (R.atMemory()) {
+      // The LSU takes another warp's instruction once it has written back
+      // (Lsu); the issuing warp's own next issue waits one cycle more
+      // (Issue, its commit-to-next-issue cycle): the rtl's loads from
+      // different warps follow each other 11 cycles apart, a warp's own
+      // back-to-back loads 11-12.
+      double DoneAt = Now + S.Lsu + S.Issue;
+      LsuFree = Now + S.Lsu;
+      Out.WarpEnd[*Pick] = DoneAt;
+      ++R.Next;
+      R.start(DoneAt, P);
+      LsuKeptFor = R.atMemory() ? *Pick : N;
+    } else {
+      double DoneAt = Now + R.SlotCycles;
+      DatapathFree = DoneAt;
+      if (R.IterativePending) {
+        IterativeFree = Now + S.Iterative;
+        R.IterativePending = false;
+      }
+      Out.WarpEnd[*Pick] = std::max(Out.WarpEnd[*Pick], DoneAt);
+      R.ReadyAt = DoneAt + R.OwnStall;
+      if (--R.DatapathLeft == 0 && !S.HasMemory) {
+        ++R.Next;
+        R.start(DoneAt, P);
       }
     }
-    // The computing warps' speed: one path cycle per cycle unless they ask
-    // more of a unit than it has.
-    double DatapathLoad = 0, IterativeLoad = 0;
-    bool AnyComputing = false;
-    for (const RoundWalker &R : W)
-      if (R.State == RoundWalker::Computing) {
-        AnyComputing = true;
-        DatapathLoad += R.DatapathShare;
-        IterativeLoad += R.IterativeShare;
-      }
-    if (!AnyComputing && !InLsu)
-      break;
-    double Speed = 1.0 / std::max({1.0, DatapathLoad, IterativeLoad});
-    double Step = InLsu ? LsuLeft : HUGE_VAL;
-    for (const RoundWalker &R : W)
-      if (R.State == RoundWalker::Computing)
-        Step = std::min(Step, R.PathLeft / Speed);
-    for (RoundWalker &R : W)
-      if (R.State == RoundWalker::Computing)
-        R.PathLeft -= Step * Speed;
-    if (InLsu)
-      LsuLeft -= Step;
-    Now += Step;
+    Now += 1; // one issue a cycle
   }
-  Out.Cycles = Now;
+  Out.Cycles = *std::max_element(Out.WarpEnd.begin(), Out.WarpEnd.end());
   return Out;
 }
 
@@ -305,9 +316,11 @@ std::vector<WarpStep> meanRounds(llvm::ArrayRef<std::vector<WarpStep>> Warps) {
     if (Mean.size() < Steps.size())
       Mean.resize(Steps.size());
   double N = double(Warps.size());
+  std::vector<double> MeanInstructions(Mean.size(), 0.0);
   for (const std::vector<WarpStep> &Steps : Warps)
     for (size_t K = 0; K < Steps.size(); ++K) {
       Mean[K].Datapath += Steps[K].Datapath / N;
+      MeanInstructions[K] += Steps[K].Instructions / N;
       Mean[K].Iterative += Steps[K].Iterative / N;
       Mean[K].Dependency += Steps[K].Dependency / N;
       Mean[K].Issue += Steps[K].Issue / N;
@@ -315,6 +328,8 @@ std::vector<WarpStep> meanRounds(llvm::ArrayRef<std::vector<WarpStep>> Warps) {
       Mean[K].Dram += Steps[K].Dram / N;
       Mean[K].HasMemory |= Steps[K].HasMemory;
     }
+  for (size_t K = 0; K < Mean.size(); ++K)
+    Mean[K].Instructions = unsigned(std::lround(MeanInstructions[K]));
   return Mean;
 }
 

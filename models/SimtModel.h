@@ -21,11 +21,11 @@
 //     service times are deterministic rather than exponential.
 //   * When the profile cuts each warp at its memory instructions
 //     (SegmentProfile::Steps, the trace profiler's), a segment is costed by
-//     simulating those rounds with the datapath and the LSU as shared
-//     servers (roundsCycles): warps that reach the LSU together are served
-//     in turn while the datapath idles, and warps the LSU let go early
-//     compute while the rest wait. Only with ModelParams::CostInRounds (off
-//     by default, see there); otherwise, and for hand-made profiles:
+//     issuing those rounds' instructions as the rtl's round-robin scheduler
+//     does (roundsCycles): warps that reach the LSU together are served in
+//     turn while the datapath idles, and warps the LSU let go early compute
+//     while the rest wait. Only with ModelParams::CostInRounds (see there
+//     for its default); otherwise, and for hand-made profiles:
 //   * Warps with unequal work: a block is cut into windows of
 //     WindowInstructions per warp; a late window holds only the warps that
 //     got that far (the tail where long warps run alone). Inside a window
@@ -79,6 +79,10 @@ struct WarpDemand {
 /// segment may hold compute only (HasMemory false).
 struct WarpStep {
   double Datapath = 0, Iterative = 0; ///< service cycles before the memory op
+  /// The non-memory warp instructions that make up Datapath, each holding
+  /// the datapath Datapath / Instructions cycles. 0 with Datapath > 0 (a
+  /// hand-made step): one instruction of Datapath cycles.
+  unsigned Instructions = 0;
   /// The warp's own stall cycles before the memory op (scaled by
   /// ModelParams::DependencyExposure) and its other delay cycles (the
   /// memory instruction's commit-to-next-issue cycle).
@@ -153,11 +157,11 @@ struct ModelParams {
   /// Per launch, beyond its blocks.
   double LaunchOverheadCycles = 0;
   /// Cost segments that have rounds (SegmentProfile::Steps) by simulating
-  /// them (roundsCycles) instead of by windows. Off: on the suite it fixes
-  /// const_conv and hash64 but over-predicts barrier kernels and
-  /// LSU-bound blocks by 4-16% (docs/NOTES.md, 2026-12-01); to be turned
-  /// on once that bias is understood and the constants refitted with it.
-  bool CostInRounds = false;
+  /// them (roundsCycles) instead of by windows. On since 2026-12-01: on all
+  /// 75 rows of the default report median |error| 3.5% -> 2.7%, p90 9.1% ->
+  /// 4.9%, no row worse by more than 5 points (docs/NOTES.md). `tandem
+  /// report --model-rounds on|off` overrides it.
+  bool CostInRounds = true;
 };
 
 /// The six parts of a prediction, in cycles; they sum to Prediction::Cycles.
@@ -202,20 +206,33 @@ double concurrentCycles(unsigned Customers, llvm::ArrayRef<double> Demand, doubl
 /// What simulating a segment's rounds found (roundsCycles).
 struct RoundsResult {
   double Cycles = 0;
+  /// When each warp's last instruction completed.
+  std::vector<double> WarpEnd;
 };
 
 /// Costs warps given as rounds (SegmentProfile::Steps), all starting
-/// together. Each warp runs a step's compute, then waits for its memory
-/// instruction. The datapath and the iterative unit are shared by the
-/// warps computing (fluid: a warp alone progresses one path cycle per
-/// cycle; when the warps computing together ask more than one cycle of a
-/// unit per cycle, all slow down in proportion); the LSU serves one memory
-/// instruction at a time; when it frees, the lowest-numbered waiting warp
-/// goes next (the oldest, as gto picks; under rr the rtl's const_conv and
-/// hash64 blocks match this order, 2% off, where first come first served
-/// keeps the warps in step and is 9-14% over). Warps that are ahead
-/// compute while the others wait for the LSU, and the LSU idles while all
-/// compute.
+/// together, by issuing their instructions as the rtl's round-robin
+/// scheduler does (docs/RTL.md, "Warp scheduler"): one warp instruction a
+/// cycle, the first ready warp after the one that issued last, whatever
+/// unit the last issue went to. A datapath instruction holds the datapath
+/// for its cycles (Datapath / Instructions), the first of a step with
+/// iterative work also the iterative unit for Iterative cycles; a memory
+/// instruction holds the LSU for Lsu cycles and its warp waits Lsu + Issue
+/// cycles before its next issue. A warp's own stall cycles (Dependency x DependencyExposure) are
+/// spread evenly over its step's issues. Two rtl behaviours the fluid
+/// sharing used before 2026-12-01 missed (measured on the rtl's timelines of
+/// stencil5, transpose, hash64; docs/NOTES.md):
+///   * a memory issue moves the round-robin pointer too, so while the LSU
+///     serves short loads the datapath goes to the warps just after the
+///     LSU's warp in ring order, not to every computing warp in turn: warps
+///     leave a phase of parameter or L1-hit loads one at a time, which
+///     keeps the LSU and the datapath both busy (fluid sharing had them
+///     all finish computing together and then queue);
+///   * a warp whose next instruction is another memory instruction issues
+///     it as soon as the last one is done, before any other warp gets the
+///     LSU (runs of loads, e.g. stencil5's five neighbours, go back to
+///     back).
+/// The segment ends when its last instruction completes.
 RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P);
 
 /// Predicts one segment: its cycles and their breakdown.

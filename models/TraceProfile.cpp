@@ -230,8 +230,9 @@ struct TraceProfiler::WarpState {
   }
 };
 
-TraceProfiler::TraceProfiler(const AcceleratorConfig &C, const ModelLatencies *Lat)
-    : Config(C), LsuModel(std::make_unique<LsuCostModel>(C)) {
+TraceProfiler::TraceProfiler(const AcceleratorConfig &C, const ModelLatencies *Lat,
+                             bool CollectRounds)
+    : Config(C), CollectRounds(CollectRounds), LsuModel(std::make_unique<LsuCostModel>(C)) {
   if (Lat)
     Latencies = *Lat;
   SetUnbuffered();
@@ -453,10 +454,13 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
         To->Service[K] += Add.Service[K];
       To->DependencyCycles += Add.DependencyCycles;
     }
-    WarpStep &Round = W.Steps.back().back();
-    Round.Datapath += Add.Service[Datapath];
-    Round.Iterative += Add.Service[IterativeUnit];
-    Round.Dependency += Add.DependencyCycles;
+    if (CollectRounds) {
+      WarpStep &Round = W.Steps.back().back();
+      Round.Datapath += Add.Service[Datapath];
+      Round.Iterative += Add.Service[IterativeUnit];
+      Round.Dependency += Add.DependencyCycles;
+      ++Round.Instructions;
+    }
     ++W.InSegment;
     if (StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("fpu"))
       L.FpuThreadInstructions += Active;
@@ -464,7 +468,8 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
       W.Segments.emplace_back();
       W.Windows.emplace_back();
       W.Memory.emplace_back();
-      W.Steps.emplace_back(1);
+      if (CollectRounds)
+        W.Steps.emplace_back(1);
       W.InSegment = 0;
       W.settle();
     }
@@ -475,8 +480,10 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   // is ready by the time it issues again.
   W.window().DependencyCycles += Stall;
   W.Segments.back().DependencyCycles += Stall;
-  W.Steps.back().back().Dependency += Stall;
-  W.Steps.back().back().HasMemory = true;
+  if (CollectRounds) {
+    W.Steps.back().back().Dependency += Stall;
+    W.Steps.back().back().HasMemory = true;
+  }
   W.Clock = Issue;
   W.settle();
   MemRecord R;
@@ -515,8 +522,10 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   }
   W.window(); // the window exists even if it holds only this instruction
   R.Window = W.InSegment / WindowInstructions;
-  R.Step = unsigned(W.Steps.back().size() - 1);
-  W.Steps.back().emplace_back(); // the next round opens
+  if (CollectRounds) {
+    R.Step = unsigned(W.Steps.back().size() - 1);
+    W.Steps.back().emplace_back(); // the next round opens
+  }
   ++W.InSegment;
   W.Memory.back().push_back(std::move(R));
 }
@@ -564,10 +573,12 @@ void TraceProfiler::finishBlock() {
           To->DramChannelCycles += C.DramChannelCycles;
           To->IssueCycles += 1; // the commit-to-next-issue cycle
         }
-        WarpStep &Round = W->Steps[S][R.Step];
-        Round.Lsu += C.Cycles;
-        Round.Dram += C.DramChannelCycles;
-        Round.Issue += 1;
+        if (CollectRounds) {
+          WarpStep &Round = W->Steps[S][R.Step];
+          Round.Lsu += C.Cycles;
+          Round.Dram += C.DramChannelCycles;
+          Round.Issue += 1;
+        }
       }
     }
     SegmentProfile &Seg = B.Segments[S];
@@ -575,11 +586,13 @@ void TraceProfiler::finishBlock() {
       if (!W || S >= W->Segments.size())
         continue;
       Seg.Warps.push_back(W->Segments[S]);
-      std::vector<WarpStep> Rounds = std::move(W->Steps[S]); // Warps is cleared below
-      const WarpStep &Last = Rounds.back();
-      if (!Last.HasMemory && Last.Datapath + Last.Iterative + Last.Dependency == 0)
-        Rounds.pop_back(); // nothing after the last memory instruction
-      Seg.Steps.push_back(std::move(Rounds));
+      if (CollectRounds) {
+        std::vector<WarpStep> Rounds = std::move(W->Steps[S]); // Warps is cleared below
+        const WarpStep &Last = Rounds.back();
+        if (!Last.HasMemory && Last.Datapath + Last.Iterative + Last.Dependency == 0)
+          Rounds.pop_back(); // nothing after the last memory instruction
+        Seg.Steps.push_back(std::move(Rounds));
+      }
       const std::vector<WarpDemand> &Wins = W->Windows[S];
       if (Seg.Windows.size() < Wins.size())
         Seg.Windows.resize(Wins.size());

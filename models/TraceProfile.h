@@ -25,9 +25,10 @@
 //     until a barrier while the RTL interleaves warps, so a block's memory
 //     instructions are replayed round-robin across its warps, segment by
 //     segment, before they meet the L1.
-//   * Each warp's demands are kept three ways: per barrier segment, per
-//     window of WindowInstructions, and per round (WarpStep: the compute up
-//     to and including each memory instruction), which the model costs.
+//   * Each warp's demands are kept per barrier segment, per window of
+//     WindowInstructions and, when asked (CollectRounds), per round
+//     (WarpStep: the compute up to and including each memory instruction)
+//     for ModelParams::CostInRounds.
 //
 // Input invariants: the trace is in the iss's format. Guarantees: a line
 // that does not parse is counted in malformedLines() and skipped, never a
@@ -133,9 +134,13 @@ class TraceProfiler : public llvm::raw_ostream {
 public:
   /// \p Latencies: ALU and FPU result latencies from a measured profile
   /// (DeviceProfile.h) instead of the generated tables; null: the tables.
-  /// (The profile's DRAM latency comes in through \p C.)
+  /// (The profile's DRAM latency comes in through \p C.) \p CollectRounds:
+  /// also cut each warp into rounds (SegmentProfile::Steps), which only
+  /// ModelParams::CostInRounds uses; off, Steps stay empty and the profile
+  /// is otherwise the same. The default follows the model's default.
   explicit TraceProfiler(const AcceleratorConfig &C,
-                         const ModelLatencies *Latencies = nullptr);
+                         const ModelLatencies *Latencies = nullptr,
+                         bool CollectRounds = ModelParams().CostInRounds);
   ~TraceProfiler() override;
 
   /// Completes the last launch; call after the last launch returns.
@@ -164,6 +169,7 @@ private:
 
   AcceleratorConfig Config;
   std::optional<ModelLatencies> Latencies;
+  bool CollectRounds;
   std::vector<LaunchProfile> Launches;
   std::string Partial;
   uint64_t Pos = 0, Malformed = 0;

@@ -8,6 +8,7 @@
 
 #include "RtlDevice.h"
 
+#include "DataSegment.h"
 #include "DeviceMemory.h"
 #include "RtlSim.h"
 
@@ -21,7 +22,7 @@ class RtlDevice final : public Device {
 public:
   RtlDevice(std::unique_ptr<iss::DeviceMemory> Mem,
             std::unique_ptr<rtl::Simulator> Sim)
-      : Mem(std::move(Mem)), Sim(std::move(Sim)) {
+      : Mem(std::move(Mem)), Data(*this->Mem), Sim(std::move(Sim)) {
     rtl::Simulator::zeroCounters(Last);
   }
 
@@ -37,13 +38,14 @@ public:
     return Mem->copyOut(Dst, Src);
   }
   Error loadImage(const KernelImage &Img) override {
-    return Sim->loadImage(Img);
+    return Data.load(Img, [&](const KernelImage &I) { return Sim->loadImage(I); });
   }
   Error launch(const LaunchParams &P) override { return Sim->launch(P, Last); }
   const Counters &counters() const override { return Last; }
 
 private:
   std::unique_ptr<iss::DeviceMemory> Mem;
+  DataSegment Data; ///< the loaded image's __device__ variables
   std::unique_ptr<rtl::Simulator> Sim;
   Counters Last;
 };

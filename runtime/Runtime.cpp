@@ -4,6 +4,8 @@
 // memory (sim/iss/DeviceMemory.h) with the functional simulator; "rtl" pairs
 // the same memory with the Verilated core (RtlDevice.cpp); "gpu" is PTX on an
 // NVIDIA GPU through the CUDA driver loaded at run time (GpuDevice.cpp).
+// iss and rtl place an image's __device__ variables in that memory when
+// they load it (DataSegment.h).
 //
 // Guarantees: every failure is an llvm::Error, never an abort; counters()
 // always holds the full list of counter names of the last launch (zeros
@@ -14,6 +16,7 @@
 #include "tandem/Runtime.h"
 
 #include "CudaDriverApi.h"
+#include "DataSegment.h"
 #include "DeviceMemory.h"
 #include "GpuDevice.h"
 #include "Iss.h"
@@ -72,7 +75,7 @@ namespace {
 class IssDevice final : public Device {
 public:
   IssDevice(const DeviceOptions &Opts, std::unique_ptr<iss::DeviceMemory> Mem)
-      : Mem(std::move(Mem)), Sim(Opts, *this->Mem) {
+      : Mem(std::move(Mem)), Data(*this->Mem), Sim(Opts, *this->Mem) {
     iss::Simulator::zeroCounters(Last);
   }
 
@@ -88,13 +91,14 @@ public:
     return Mem->copyOut(Dst, Src);
   }
   Error loadImage(const KernelImage &Img) override {
-    return Sim.loadImage(Img);
+    return Data.load(Img, [&](const KernelImage &I) { return Sim.loadImage(I); });
   }
   Error launch(const LaunchParams &P) override { return Sim.launch(P, Last); }
   const Counters &counters() const override { return Last; }
 
 private:
   std::unique_ptr<iss::DeviceMemory> Mem;
+  DataSegment Data; ///< the loaded image's __device__ variables
   iss::Simulator Sim;
   Counters Last;
 };

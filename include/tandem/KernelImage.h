@@ -1,7 +1,8 @@
 //===- KernelImage.h - SIMT kernel images ----------------------*- C++ -*-===//
 //
 // The binary a `simt` compilation or `tandem as` produces and a device
-// loads: code for one or more kernels, their descriptions and constant data.
+// loads: code for one or more kernels, their descriptions, constant data and
+// the initial contents of the image's writable data (__device__ variables).
 // The format is documented in docs/KernelImage.md. readImage() checks every
 // size, offset, count and the checksum before trusting anything, and names
 // what is wrong; writeImage() is its inverse.
@@ -48,12 +49,20 @@ struct KernelImage {
   std::vector<KernelInfo> Kernels;
   std::vector<uint32_t> Code;  ///< instruction words, all kernels
   std::vector<uint8_t> Const;  ///< constant data (ld.const)
+  /// Initial bytes of the image's writable data segment (__device__
+  /// variables). A device loading the image allocates Data.size() bytes of
+  /// global memory, copies these bytes there and writes the segment's device
+  /// address into the const word at DataBaseSlot, where the kernels read it.
+  std::vector<uint8_t> Data;
+  /// Byte offset in Const of that word: 4-aligned and inside Const when Data
+  /// is not empty, 0 otherwise.
+  uint32_t DataBaseSlot = 0;
 
   const KernelInfo *findKernel(llvm::StringRef Name) const;
 };
 
 constexpr uint32_t KernelImageMagic = 0x4D444E54; // "TNDM" little-endian
-constexpr uint16_t KernelImageVersion = 1;
+constexpr uint16_t KernelImageVersion = 2;
 
 /// Serializes \p Img (little-endian, with checksum). Fails if the image is
 /// inconsistent (a kernel's code outside Code, duplicate names, ...).

@@ -103,6 +103,9 @@ public:
                                      DevicePtr Src) = 0;
 
   /// Makes the kernels of \p Img launchable (replaces any earlier image).
+  /// iss and rtl also allocate the image's data section (its __device__
+  /// variables) in device memory and copy its initial bytes there; it stays
+  /// until the next loadImage, shared by every launch (docs/KernelImage.md).
   virtual llvm::Error loadImage(const KernelImage &Img) = 0;
   /// Makes the kernels of a PTX module launchable (replaces any earlier
   /// module). Only the gpu device runs PTX; the others return an error that

@@ -70,6 +70,8 @@ void expectSameImage(const KernelImage &Direct, const KernelImage &Assembled) {
       break;
     }
   EXPECT_EQ(Direct.Const, Assembled.Const);
+  EXPECT_EQ(Direct.Data, Assembled.Data);
+  EXPECT_EQ(Direct.DataBaseSlot, Assembled.DataBaseSlot);
 
   Expected<std::vector<uint8_t>> DirectBytes = writeImage(Direct);
   Expected<std::vector<uint8_t>> AssembledBytes = writeImage(Assembled);
@@ -106,7 +108,9 @@ KernelImage compiledImage(const std::string &File, unsigned OptLevel,
 TEST(ImageBuilderTest, EverySuiteKernelMatchesItsAssembledListing) {
   std::vector<std::string> Files = tandem::testing::suiteKernels();
   ASSERT_GE(Files.size(), 10u) << "the kernel suite went missing";
-  bool SawConstData = false;
+  // __device__ variables: the data section and its base word.
+  Files.push_back(std::string(TANDEM_SOURCE_DIR) + "/tests/suite/kernels/device_globals.cu");
+  bool SawConstData = false, SawData = false;
   for (const std::string &File : Files)
     for (unsigned OptLevel : {0u, 2u}) {
       SCOPED_TRACE(formatv("{0} at -O{1}", sys::path::filename(File), OptLevel).str());
@@ -114,12 +118,14 @@ TEST(ImageBuilderTest, EverySuiteKernelMatchesItsAssembledListing) {
       KernelImage Assembled = compiledImage(File, OptLevel, compiler::EmitKind::Asm);
       ASSERT_FALSE(Assembled.Kernels.empty());
       SawConstData |= !Assembled.Const.empty();
+      SawData |= !Assembled.Data.empty();
       expectSameImage(Direct, Assembled);
       if (HasFatalFailure())
         return;
     }
   // const_conv's __constant__ filter: the const section path was compared.
   EXPECT_TRUE(SawConstData) << "no suite kernel has __constant__ data any more";
+  EXPECT_TRUE(SawData) << "device_globals.cu has no __device__ data any more";
 }
 
 //===----------------------------------------------------------------------===//

@@ -230,18 +230,35 @@ TEST(Prepare, RecursionIsAnErrorWithFunctionAndLine) {
   EXPECT_NE(P->Error.find("recursi"), std::string::npos) << P->Error;
 }
 
-TEST(Prepare, WritableDeviceGlobalsAreReportedOnSimtOnly) {
-  const char *Source = "__device__ int counter;\n"
-                       "__global__ void k(int *o) { o[threadIdx.x] = counter; }\n";
-  auto P = prepare(Source);
-  EXPECT_NE(P->Error.find("counter"), std::string::npos) << P->Error;
-  EXPECT_NE(P->Error.find("__shared__"), std::string::npos) << P->Error;
-  EXPECT_NE(P->Error.find("no memory for writable __device__ variables"), std::string::npos)
-      << P->Error;
-  isel::PrepareOptions Ptx;
-  Ptx.Target = isel::PrepTarget::Ptx;
-  auto Q = prepare(Source, 2, Ptx);
-  EXPECT_EQ(Q->Error, "");
+TEST(Prepare, WritableDeviceGlobalsAreAcceptedOnBothTargets) {
+  // simt places them in the image's data section (ConstLayout.h), ptx in
+  // .global; loads, stores and atomics all reach them as global memory.
+  const char *Source =
+      "__device__ unsigned counter;\n"
+      "__device__ int table[4] = {1, 2, 3, 4};\n"
+      "__global__ void k(int *o) {\n"
+      "  unsigned slot = atomicAdd(&counter, 1u);\n"
+      "  table[threadIdx.x % 4] += 1;\n"
+      "  o[threadIdx.x] = table[slot % 4];\n"
+      "}\n";
+  for (isel::PrepTarget T : {isel::PrepTarget::Simt, isel::PrepTarget::Ptx}) {
+    isel::PrepareOptions Opts;
+    Opts.Target = T;
+    auto P = prepare(Source, 2, Opts);
+    EXPECT_EQ(P->Error, "");
+    ASSERT_TRUE(P->M);
+    for (const char *Name : {"counter", "table"}) {
+      const GlobalVariable *G = P->M->getNamedGlobal(Name);
+      ASSERT_NE(G, nullptr) << Name;
+      EXPECT_EQ(G->getAddressSpace(), 1u) << Name;
+      // Every access names the variable's address space, none is generic.
+      for (const User *U : G->users()) {
+        if (const auto *L = dyn_cast<LoadInst>(U)) {
+          EXPECT_EQ(L->getPointerAddressSpace(), 1u) << Name;
+        }
+      }
+    }
+  }
 }
 
 TEST(Prepare, ConstantGlobalsAreAcceptedOnBothTargets) {

@@ -48,7 +48,8 @@ bool sameImage(const KernelImage &A, const KernelImage &B) {
            std::equal(X.Params.begin(), X.Params.end(), Y.Params.begin(),
                       Y.Params.end(), SameParam);
   };
-  return A.Code == B.Code && A.Const == B.Const &&
+  return A.Code == B.Code && A.Const == B.Const && A.Data == B.Data &&
+         A.DataBaseSlot == B.DataBaseSlot &&
          std::equal(A.Kernels.begin(), A.Kernels.end(), B.Kernels.begin(),
                     B.Kernels.end(), SameKernel);
 }

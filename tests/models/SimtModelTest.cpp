@@ -116,9 +116,12 @@ TEST(SimtModel, BlocksAddUpWithTheirOverheads) {
 
 namespace {
 
-WarpStep round(double Compute, double LsuCycles) {
+/// A round: \p Instructions datapath instructions of 4 cycles (8 lanes),
+/// then, if \p LsuCycles, a memory instruction holding the LSU that long.
+WarpStep round(unsigned Instructions, double LsuCycles) {
   WarpStep S;
-  S.Datapath = Compute;
+  S.Instructions = Instructions;
+  S.Datapath = 4.0 * Instructions;
   S.HasMemory = LsuCycles > 0;
   S.Lsu = LsuCycles;
   return S;
@@ -141,70 +144,129 @@ LaunchProfile roundsBlock(unsigned Warps, std::vector<WarpStep> Rounds) {
 } // namespace
 
 TEST(SimtModelRounds, WarpsTheLsuLetsGoEarlyComputeWhileTheOthersWait) {
-  // 4 warps, each a 100-cycle load first, then 200 cycles of datapath.
-  // The LSU serves them in turn (warp k leaves it at 100(k+1)); warp 0
-  // starts computing at 100 and from then on the datapath never idles:
-  // 100 + 4 x 200 = 900. The window bound said max(4 x 100, 4 x 200) = 800
-  // (hash64's first window, too low here since the datapath starts late).
-  Prediction P = predictLaunch(roundsBlock(4, {round(0, 100), round(200, 0)}), inRounds());
-  EXPECT_NEAR(P.Cycles, 900, 1e-6);
+  // 4 warps, each a 100-cycle load first, then 50 instructions (200 cycles)
+  // of datapath. The LSU serves them in turn (warp k from 100k); warp 0
+  // issues its first instruction at 101 (one issue a cycle), and from then
+  // on the datapath never idles: 101 + 4 x 200 = 901. The window bound
+  // said max(4 x 100, 4 x 200) = 800 (hash64's first window).
+  Prediction P = predictLaunch(roundsBlock(4, {round(0, 100), round(50, 0)}), inRounds());
+  EXPECT_DOUBLE_EQ(P.Cycles, 901);
   EXPECT_NEAR(P.Parts.total(), P.Cycles, 1e-9);
 }
 
 TEST(SimtModelRounds, WarpsInStepMeetAtTheLsuAndTheDatapathIdles) {
-  // The reverse order: 200 cycles of datapath each, then a 100-cycle load.
-  // All four compute together (800 cycles, the datapath shared), reach the
-  // LSU together and are served in turn while the datapath idles:
-  // 800 + 4 x 100 = 1200, the sum, not the max (const_conv's pattern).
-  Prediction P = predictLaunch(roundsBlock(4, {round(200, 100)}), inRounds());
-  EXPECT_NEAR(P.Cycles, 1200, 1e-6);
+  // The reverse order: 50 instructions each, then a 100-cycle load. The
+  // round-robin scheduler interleaves the four warps instruction by
+  // instruction (warp k's i-th at 16i + 4k), so warp 0 is ready for the
+  // LSU at 788, when the datapath has 12 cycles left; warp 1 issues its
+  // last instruction in that cycle (it is next in the ring), so warp 0
+  // loads at 789 and the others queue behind it while the datapath idles:
+  // 789 + 4 x 100 = 1189, near the sum (800 + 400), not the max
+  // (const_conv's pattern).
+  Prediction P = predictLaunch(roundsBlock(4, {round(50, 100)}), inRounds());
+  EXPECT_DOUBLE_EQ(P.Cycles, 1189);
   // Identical warps: no load imbalance.
   EXPECT_NEAR(P.Parts.LoadImbalance, 0, 1e-6);
   EXPECT_NEAR(P.Parts.total(), P.Cycles, 1e-9);
 }
 
 TEST(SimtModelRounds, AloneAWarpIsItsOwnPath) {
-  // One warp: compute 50 with 30 dependency cycles, a 100-cycle load, 20
-  // more: nothing overlaps, 200 exactly.
-  WarpStep First = round(50, 100);
+  // One warp: 50 cycles of compute with 30 dependency cycles, a 100-cycle
+  // load, 20 more: nothing overlaps, 200 exactly.
+  WarpStep First = round(0, 100), Last = round(0, 0);
+  First.Datapath = 50; // one 50-cycle instruction (no Instructions given)
   First.Dependency = 30;
-  ModelParams Par = inRounds();
-  Prediction P = predictLaunch(roundsBlock(1, {First, round(20, 0)}), Par);
+  Last.Datapath = 20;
+  Prediction P = predictLaunch(roundsBlock(1, {First, Last}), inRounds());
   EXPECT_DOUBLE_EQ(P.Cycles, 200);
   EXPECT_DOUBLE_EQ(P.Parts.LoadImbalance, 0);
 }
 
 TEST(SimtModelRounds, UnequalWarpsCostLoadImbalance) {
-  // Latency-only warps (nothing shared): 100 and 300 cycles take 300; two
-  // mean warps (200 each) would take 200.
+  // Latency-only warps (nothing shared but the issue slot): 100 and 300
+  // cycles take 300; two mean warps (200 each) would take 201, the second
+  // issuing a cycle after the first.
   WarpStep Short, Long;
   Short.Dependency = 100;
+  Short.HasMemory = Long.HasMemory = true; // a zero-cycle memory instruction
   Long.Dependency = 300;
   LaunchProfile L = oneBlock({warp(0, 0), warp(0, 0)});
   L.Blocks[0].Segments[0].Steps = {{Short}, {Long}};
-  ModelParams Par = inRounds();
-  Prediction P = predictLaunch(L, Par);
-  EXPECT_NEAR(P.Cycles, 300, 1e-6);
-  EXPECT_NEAR(P.Parts.LoadImbalance, 100, 1e-6);
-}
-
-TEST(SimtModelRounds, TheLowestWaitingWarpGetsTheLsuNext) {
-  // Warp 2 loads first (LSU busy 0..100). Warps 0 and 1 compute together
-  // (the datapath shared: half speed each): warp 1 (10 cycles) waits for
-  // the LSU from 20, warp 0 (50 cycles) from 60. At 100 warp 0 goes first
-  // (100..200), then warp 1 (200..300), which computes 50 more: 350.
-  // First come first served would give 300.
-  LaunchProfile L = oneBlock(std::vector<WarpDemand>(3, warp(0, 0)));
-  L.Blocks[0].Segments[0].Steps = {{round(50, 100)},
-                                   {round(10, 100), round(50, 0)},
-                                   {round(0, 100)}};
   Prediction P = predictLaunch(L, inRounds());
-  EXPECT_NEAR(P.Cycles, 350, 1e-6);
+  EXPECT_NEAR(P.Cycles, 300, 1e-6);
+  EXPECT_NEAR(P.Parts.LoadImbalance, 99, 1e-6);
 }
 
-TEST(SimtModelRounds, OffByDefaultTheWindowsCost) {
-  // The same block without CostInRounds is costed by its WarpDemands (here
-  // all zero), not by its rounds.
-  Prediction P = predictLaunch(roundsBlock(4, {round(200, 100)}), noOverheads());
+TEST(SimtModelRounds, AMemoryIssueMovesTheRoundRobinPointer) {
+  // Warp 0 issues three 4-cycle memory instructions back to back (LSU from
+  // 0, 4, 8); warps 1 and 2 have two 4-cycle instructions each. After every
+  // memory issue the first ready warp after warp 0 is warp 1, so warp 1
+  // gets the datapath at 1 and 5 and is done at 9; warp 2 only then (9,
+  // 13): done at 17. Had the memory issues left the pointer alone, warps 1
+  // and 2 would alternate and warp 1 would be done at 13 (stencil5: the
+  // warps just after the LSU's warp leave their address arithmetic first).
+  WarpStep Load = round(0, 3);
+  Load.Issue = 1;
+  std::vector<std::vector<WarpStep>> Warps = {{Load, Load, Load}, {round(2, 0)}, {round(2, 0)}};
+  RoundsResult R = roundsCycles(Warps, inRounds());
+  ASSERT_EQ(R.WarpEnd.size(), 3u);
+  EXPECT_DOUBLE_EQ(R.WarpEnd[0], 12);
+  EXPECT_DOUBLE_EQ(R.WarpEnd[1], 9);
+  EXPECT_DOUBLE_EQ(R.WarpEnd[2], 17);
+  EXPECT_DOUBLE_EQ(R.Cycles, 17);
+}
+
+TEST(SimtModelRounds, BackToBackLoadsKeepTheLsu) {
+  // Warp 0 has two 10-cycle loads in a row, warp 1 one. Warp 0 issues its
+  // second as soon as its first is done (10), before warp 1, which the
+  // round-robin order would pick: warp 0 done at 20, warp 1 at 30 (the
+  // rtl's stencil5 and transpose issue their runs of loads so).
+  std::vector<std::vector<WarpStep>> Warps = {{round(0, 10), round(0, 10)}, {round(0, 10)}};
+  RoundsResult R = roundsCycles(Warps, inRounds());
+  EXPECT_DOUBLE_EQ(R.WarpEnd[0], 20);
+  EXPECT_DOUBLE_EQ(R.WarpEnd[1], 30);
+}
+
+TEST(SimtModelRounds, TheLsuIsFreeAtWriteBackItsWarpACycleLater) {
+  // Two warps, one 10-cycle load each with its commit-to-next-issue cycle:
+  // warp 1's load starts when warp 0's has written back (10), not a cycle
+  // later; each warp is done a cycle after its load (the rtl's loads from
+  // different warps are 11 cycles apart, a param load being 11).
+  WarpStep Load = round(0, 10);
+  Load.Issue = 1;
+  RoundsResult R = roundsCycles({{Load}, {Load}}, inRounds());
+  EXPECT_DOUBLE_EQ(R.WarpEnd[0], 11);
+  EXPECT_DOUBLE_EQ(R.WarpEnd[1], 21);
+}
+
+TEST(SimtModelRounds, ABarrierRestartsEveryWarpTogether) {
+  // Two segments of 4 warps, each segment costed from all warps starting
+  // together: before the barrier the warps compute and meet at the LSU
+  // (1189, as above); after it each loads first and then computes (901):
+  // 1189 + 3 (the barrier) + 901. Nothing of the first segment's tail
+  // overlaps the second: the barrier waits for the last warp.
+  LaunchProfile L = roundsBlock(4, {round(50, 100)});
+  SegmentProfile After;
+  After.Warps.assign(4, warp(0, 0));
+  After.Steps.assign(4, {round(0, 100), round(50, 0)});
+  L.Blocks[0].Segments.push_back(After);
+  L.Blocks[0].Barriers = 1;
+  ModelParams Par = inRounds();
+  Par.BarrierCycles = 3;
+  Prediction P = predictLaunch(L, Par);
+  EXPECT_DOUBLE_EQ(P.Cycles, 1189 + 3 + 901);
+  EXPECT_DOUBLE_EQ(P.Parts.Synchronization, 3);
+}
+
+TEST(SimtModelRounds, OnByDefaultOffTheWindowsCost) {
+  // The rounds cost a block by default; without CostInRounds the same block
+  // is costed by its WarpDemands (here all zero), not by its rounds.
+  EXPECT_TRUE(ModelParams().CostInRounds);
+  ModelParams Windows = noOverheads();
+  Windows.CostInRounds = false;
+  Prediction P = predictLaunch(roundsBlock(4, {round(50, 100)}), Windows);
   EXPECT_DOUBLE_EQ(P.Cycles, 0);
+  ModelParams Rounds = noOverheads();
+  Rounds.DependencyExposure = 1.0;
+  EXPECT_DOUBLE_EQ(predictLaunch(roundsBlock(4, {round(50, 100)}), Rounds).Cycles, 1189);
 }

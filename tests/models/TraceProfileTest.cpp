@@ -217,20 +217,28 @@ TEST(DeviceProfile, DoubledDramLatencyDoublesTheModelsMissLatency) {
   EXPECT_NE(Why.find("warp_instructions"), std::string::npos) << Why;
 }
 
+namespace {
+/// One warp: an add, a load that misses, two adds.
+constexpr const char *OneWarpTrace =
+    "# launch kernel=k grid=1,1,1 block=32,1,1\n"
+    "b=0 w=0 pc=0x0000 mask=ffffffff add r1, r2, r3 | r1=[0]\n"
+    "b=0 w=0 pc=0x0004 mask=00000001 ld.global.u32 r4, [r1 + 0] | r4=[1] a=[00100000]\n"
+    "b=0 w=0 pc=0x0008 mask=ffffffff add r5, r2, r3 | r5=[0]\n"
+    "b=0 w=0 pc=0x000c mask=ffffffff add r6, r2, r3 | r6=[0]\n";
+} // namespace
+
 TEST(TraceProfiler, CutsEachWarpIntoRoundsAtItsMemoryInstructions) {
   // One warp: an add, a load that misses, two adds. Its rounds: the add and
   // the load (4 datapath cycles, the miss's 116 LSU cycles and its issue
   // cycle), then the two adds (8 cycles, no memory).
-  TraceProfiler T(config());
-  T << "# launch kernel=k grid=1,1,1 block=32,1,1\n"
-    << "b=0 w=0 pc=0x0000 mask=ffffffff add r1, r2, r3 | r1=[0]\n"
-    << "b=0 w=0 pc=0x0004 mask=00000001 ld.global.u32 r4, [r1 + 0] | r4=[1] a=[00100000]\n"
-    << "b=0 w=0 pc=0x0008 mask=ffffffff add r5, r2, r3 | r5=[0]\n"
-    << "b=0 w=0 pc=0x000c mask=ffffffff add r6, r2, r3 | r6=[0]\n";
+  TraceProfiler T(config(), nullptr, /*CollectRounds=*/true);
+  T << OneWarpTrace;
   T.finish();
   const SegmentProfile &S = T.launches()[0].Blocks[0].Segments[0];
   ASSERT_EQ(S.Steps.size(), 1u);
   ASSERT_EQ(S.Steps[0].size(), 2u);
+  EXPECT_EQ(S.Steps[0][0].Instructions, 1u);
+  EXPECT_EQ(S.Steps[0][1].Instructions, 2u);
   EXPECT_DOUBLE_EQ(S.Steps[0][0].Datapath, 4);
   EXPECT_TRUE(S.Steps[0][0].HasMemory);
   EXPECT_DOUBLE_EQ(S.Steps[0][0].Lsu, 116);
@@ -238,4 +246,33 @@ TEST(TraceProfiler, CutsEachWarpIntoRoundsAtItsMemoryInstructions) {
   EXPECT_DOUBLE_EQ(S.Steps[0][1].Datapath, 8);
   EXPECT_FALSE(S.Steps[0][1].HasMemory);
   EXPECT_DOUBLE_EQ(S.Steps[0][1].Lsu, 0);
+}
+
+TEST(TraceProfiler, BuildsNoRoundsUnlessAsked) {
+  // Rounds are only for ModelParams::CostInRounds: without CollectRounds
+  // the profile has none, and everything else is the same as with them.
+  TraceProfiler Off(config(), nullptr, /*CollectRounds=*/false);
+  TraceProfiler On(config(), nullptr, /*CollectRounds=*/true);
+  Off << OneWarpTrace;
+  On << OneWarpTrace;
+  Off.finish();
+  On.finish();
+  const SegmentProfile &A = Off.launches()[0].Blocks[0].Segments[0];
+  const SegmentProfile &B = On.launches()[0].Blocks[0].Segments[0];
+  EXPECT_TRUE(A.Steps.empty());
+  EXPECT_FALSE(B.Steps.empty());
+  ASSERT_EQ(A.Warps.size(), B.Warps.size());
+  EXPECT_EQ(A.Warps[0].Service, B.Warps[0].Service);
+  EXPECT_EQ(A.Warps[0].DependencyCycles, B.Warps[0].DependencyCycles);
+  EXPECT_EQ(A.Windows.size(), B.Windows.size());
+  ModelParams Windows; // the windows cost both the same
+  Windows.CostInRounds = false;
+  EXPECT_EQ(predictLaunch(Off.launches()[0], Windows).Cycles,
+            predictLaunch(On.launches()[0], Windows).Cycles);
+  // The collection follows the model's default when not given.
+  TraceProfiler Default(config());
+  Default << OneWarpTrace;
+  Default.finish();
+  EXPECT_EQ(Default.launches()[0].Blocks[0].Segments[0].Steps.empty(),
+            !ModelParams().CostInRounds);
 }

@@ -453,6 +453,43 @@ TEST(AssemblerPseudo, LifLoadsTheFloatBitPattern) {
   EXPECT_EQ(Img.Code, Want);
 }
 
+TEST(AssemblerFile, DataSectionAndItsBaseWord) {
+  KernelImage Img = assembleOk(R"(.kernel k
+  ld.const.u32 r1, [r0 + base]
+  ld.global.u32 r2, [r1 + count]
+  exit
+.const
+  .word 7
+base: .data_base
+.data
+  .byte 5
+  .align 4
+count: .word 41
+)");
+  EXPECT_EQ(Img.Const, (std::vector<uint8_t>{7, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(Img.DataBaseSlot, 4u);
+  EXPECT_EQ(Img.Data, (std::vector<uint8_t>{5, 0, 0, 0, 41, 0, 0, 0}));
+  EXPECT_EQ(decode(Img.Code[0])->Imm, 4); // a .const label: its const offset
+  EXPECT_EQ(decode(Img.Code[1])->Imm, 4); // a .data label: its data offset
+}
+
+TEST(AssemblerErrors, DataSectionNeedsExactlyOneBaseWord) {
+  auto Errors = [](const char *Src) { return errorsOf(Src, "d.s"); };
+  EXPECT_NE(Errors(".kernel k\n exit\n.data\n .word 1\n")
+                .find("the .data section has 4 bytes but the .const section has no "
+                      "'.data_base' word"),
+            std::string::npos);
+  EXPECT_NE(Errors(".kernel k\n exit\n.const\n .data_base\n")
+                .find("'.data_base' without a .data section"),
+            std::string::npos);
+  EXPECT_NE(Errors(".kernel k\n exit\n.const\n .data_base\n .data_base\n.data\n .word 1\n")
+                .find("duplicate '.data_base'"),
+            std::string::npos);
+  EXPECT_NE(Errors(".kernel k\n exit\n.data\n .data_base\n .word 1\n")
+                .find("'.data_base' is only allowed in the .const section"),
+            std::string::npos);
+}
+
 TEST(AssemblerFile, ConstSectionAndSymbols) {
   KernelImage Img = assembleOk(R"(.kernel k
   .param a ptr
@@ -538,7 +575,7 @@ TEST(AssemblerErrors, EachKind) {
        "size u32' (or ptr, s32, f32)",
        26},
       {"  ld.const.u32 r1, [r0 + table]",
-       "undefined symbol 'table' (not a label of the .const section)", 26},
+       "undefined symbol 'table' (not a label of the .const or .data section)", 26},
       {"  li r1, loop",
        "code label 'loop' cannot be used as a data immediate (only branches "
        "take code labels)",
@@ -573,8 +610,8 @@ TEST(AssemblerErrors, EachKind) {
       {"  .foo 3", "unknown directive '.foo'", 3},
       {"  .flaot 1.0", "unknown directive '.flaot'; did you mean '.float'?", 3},
       {"  .byte 1",
-       "'.byte' is only allowed in the .const section (after "
-       "'.const')",
+       "'.byte' is only allowed in the .const or .data section (after "
+       "'.const' or '.data')",
        3},
       {"  add r1, r2, r3 $",
        "unexpected '$' after the operands of add "
@@ -609,8 +646,8 @@ TEST(AssemblerErrors, OutsideKernelsAndSections) {
                  " nop", 2));
   EXPECT_EQ(errorsOf("x:\n.kernel k\n exit\n"),
             diag("t.s:1:1",
-                 "label 'x' outside a kernel or .const section; start one "
-                 "with '.kernel NAME' or '.const'",
+                 "label 'x' outside a kernel, .const or .data section; start "
+                 "one with '.kernel NAME', '.const' or '.data'",
                  "x:", 1));
   EXPECT_EQ(errorsOf("# nothing\n"),
             "t.s: error: no kernels; start one with '.kernel NAME'");

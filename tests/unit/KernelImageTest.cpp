@@ -55,9 +55,12 @@ enum HeaderField : uint32_t {
   HConstBytes = 48,
   HStrtabOffset = 52,
   HStrtabBytes = 56,
+  HDataOffset = 60,
+  HDataBytes = 64,
+  HDataBaseSlot = 68,
 };
 constexpr uint32_t HFlags = 6;
-constexpr uint32_t HeaderSize = 60;
+constexpr uint32_t HeaderSize = 72;
 
 enum KernelField : uint32_t {
   KNameOffset = 0,
@@ -142,6 +145,9 @@ KernelImage sampleImage() {
     Img.Code.push_back(0x9E3779B9u * (I + 1));
   for (uint8_t I = 0; I < 12; ++I)
     Img.Const.push_back(uint8_t(0xA0 + I));
+  for (uint8_t I = 0; I < 8; ++I)
+    Img.Data.push_back(uint8_t(0xD0 + I));
+  Img.DataBaseSlot = 4;
   return Img;
 }
 
@@ -161,6 +167,8 @@ Bytes sampleBytes() { return bytesOf(sampleImage()); }
 Bytes longConstBytes() {
   KernelImage Img = sampleImage();
   Img.Const.assign(1100, 'a');
+  Img.Data.clear(); // the const bytes must end where the string table starts
+  Img.DataBaseSlot = 0;
   return bytesOf(Img);
 }
 
@@ -185,6 +193,8 @@ void expectSameImage(const KernelImage &A, const KernelImage &B) {
   }
   EXPECT_EQ(A.Code, B.Code);
   EXPECT_EQ(A.Const, B.Const);
+  EXPECT_EQ(A.Data, B.Data);
+  EXPECT_EQ(A.DataBaseSlot, B.DataBaseSlot);
 }
 
 std::string randomName(std::mt19937 &R, const std::string &Prefix) {
@@ -204,6 +214,12 @@ KernelImage randomImage(std::mt19937 &R) {
   Img.Const.resize(R() % 41);
   for (uint8_t &C : Img.Const)
     C = uint8_t(R());
+  if (Img.Const.size() >= 4 && R() % 2) {
+    Img.Data.resize(1 + R() % 40);
+    for (uint8_t &C : Img.Data)
+      C = uint8_t(R());
+    Img.DataBaseSlot = 4 * uint32_t(R() % (Img.Const.size() / 4));
+  }
   uint32_t CodeWords = uint32_t(Img.Code.size());
   for (unsigned K = 0, NK = R() % 6; K < NK; ++K) {
     KernelInfo Info;
@@ -287,7 +303,7 @@ TEST(KernelImage, WriterFollowsTheDocumentedLayout) {
   Bytes B = sampleBytes();
   EXPECT_EQ(std::string(B.begin(), B.begin() + 4), "TNDM");
   EXPECT_EQ(get32(B, HMagic), KernelImageMagic);
-  EXPECT_EQ(llvm::support::endian::read16le(B.data() + HVersion), 1);
+  EXPECT_EQ(llvm::support::endian::read16le(B.data() + HVersion), 2);
   EXPECT_EQ(llvm::support::endian::read16le(B.data() + HFlags), 0);
   EXPECT_EQ(get32(B, HHeaderBytes), HeaderSize);
   EXPECT_EQ(get32(B, HFileBytes), B.size());
@@ -295,7 +311,7 @@ TEST(KernelImage, WriterFollowsTheDocumentedLayout) {
             llvm::crc32(llvm::ArrayRef<uint8_t>(B).drop_front(12)));
   EXPECT_EQ(get32(B, HKernelCount), 3u);
   EXPECT_EQ(get32(B, HParamCount), 9u);
-  // header | kernel table | parameter table | code | const | strtab
+  // header | kernel table | parameter table | code | const | data | strtab
   EXPECT_EQ(get32(B, HKernelTableOffset), HeaderSize);
   EXPECT_EQ(get32(B, HParamTableOffset), HeaderSize + 3 * KernelEntrySize);
   EXPECT_EQ(get32(B, HCodeOffset),
@@ -303,7 +319,11 @@ TEST(KernelImage, WriterFollowsTheDocumentedLayout) {
   EXPECT_EQ(get32(B, HCodeBytes), 72u);
   EXPECT_EQ(get32(B, HConstOffset), get32(B, HCodeOffset) + 72);
   EXPECT_EQ(get32(B, HConstBytes), 12u);
-  EXPECT_EQ(get32(B, HStrtabOffset), get32(B, HConstOffset) + 12);
+  EXPECT_EQ(get32(B, HDataOffset), get32(B, HConstOffset) + 12);
+  EXPECT_EQ(get32(B, HDataBytes), 8u);
+  EXPECT_EQ(get32(B, HDataBaseSlot), 4u);
+  EXPECT_EQ(B[get32(B, HDataOffset) + 5], Img.Data[5]);
+  EXPECT_EQ(get32(B, HStrtabOffset), get32(B, HDataOffset) + 8);
   EXPECT_EQ(get32(B, HStrtabOffset) + get32(B, HStrtabBytes), B.size());
   // Kernel 1 (reduce_sum) and its parameters, field by field.
   EXPECT_EQ(get32(B, kernelField(B, 1, KEntryOffset)), 24u);
@@ -366,7 +386,7 @@ const std::vector<Corruption> &corruptions() {
        sampleBytes,
        [](Bytes &B) { B.resize(30); },
        false,
-       {"foo.img: ", "30 bytes", "smaller than the 60-byte header"}},
+       {"foo.img: ", "30 bytes", "smaller than the 72-byte header"}},
       {"truncated.img",
        sampleBytes,
        [](Bytes &B) { B.erase(B.end() - 5, B.end()); },
@@ -384,9 +404,9 @@ const std::vector<Corruption> &corruptions() {
        {"bad magic", "not a Tandem kernel image"}},
       {"bad-version.img",
        sampleBytes,
-       [](Bytes &B) { B[HVersion] = 2; },
+       [](Bytes &B) { B[HVersion] = 1; },
        false,
-       {"version 2 is not supported (expected 1)"}},
+       {"version 1 is not supported (expected 2)"}},
       {"nonzero-flags.img",
        sampleBytes,
        [](Bytes &B) { B[HFlags] = 1; },
@@ -396,7 +416,7 @@ const std::vector<Corruption> &corruptions() {
        sampleBytes,
        [](Bytes &B) { set32(B, HHeaderBytes, 64); },
        true,
-       {"header_bytes 0x40", "expected 0x3c"}},
+       {"header_bytes 0x40", "expected 0x48"}},
       {"bad-checksum.img",
        sampleBytes,
        [](Bytes &B) { B[get32(B, HCodeOffset) + 5] ^= 0x10; },
@@ -424,7 +444,28 @@ const std::vector<Corruption> &corruptions() {
        [](Bytes &B) { set32(B, HKernelTableOffset, 8); },
        true,
        {"kernel table (kernel_count 3 x 32 bytes) [0x8, 0x68)",
-        "overlaps the header [0x0, 0x3c)"}},
+        "overlaps the header [0x0, 0x48)"}},
+      {"huge-data-bytes.img",
+       sampleBytes,
+       [](Bytes &B) { set32(B, HDataBytes, 0xFFFFFFF0); },
+       true,
+       {"data section [", "exceeds the file"}},
+      {"data-slot-outside-const.img",
+       sampleBytes,
+       [](Bytes &B) { set32(B, HDataBaseSlot, 12); },
+       true,
+       {"data_base_slot 0xc is not a 4-aligned word inside the const "
+        "section (0xc bytes)"}},
+      {"data-slot-without-data.img",
+       sampleBytes,
+       [](Bytes &B) {
+         // The data bytes become string table bytes nothing refers to.
+         set32(B, HStrtabOffset, get32(B, HDataOffset));
+         set32(B, HStrtabBytes, get32(B, HStrtabBytes) + 8);
+         set32(B, HDataBytes, 0);
+       },
+       true,
+       {"data_base_slot 0x4 must be 0 in an image without a data section"}},
       {"misaligned-code-section.img",
        sampleBytes,
        [](Bytes &B) { set32(B, HCodeOffset, get32(B, HCodeOffset) + 2); },

@@ -110,6 +110,8 @@ struct Options {
   /// How many iss/rtl runs go at once: TANDEM_JOBS, else the hardware
   /// threads. The runs are deterministic, so the report is the same for any.
   unsigned Jobs = 1;
+  /// --model-rounds on|off: ModelParams::CostInRounds; unset, its default.
+  std::optional<bool> ModelRounds;
   std::string Command;
 };
 
@@ -142,10 +144,16 @@ void printHelp(raw_ostream &OS) {
         "  --profile quick|none|FILE  where the model's DRAM/ALU/FPU latencies come from: "
         "the quick microbenchmark profile run on rtl first (default), the configuration "
         "alone, or a `tandem profile -o` file\n"
+        "  --model-rounds on|off cost blocks by simulating their rounds between memory "
+        "instructions (ModelParams::CostInRounds) or by windows (default: "
+     << (ModelParams().CostInRounds ? "on" : "off")
+     << "; docs/Report.md)\n"
         "  -h, --help            print this help\n\n"
         "ENVIRONMENT:\n"
         "  TANDEM_JOBS=N         iss/rtl runs at once (default: the hardware threads); the "
-        "report is the same for any N\n";
+        "report is the same for any N\n"
+        "  TANDEM_REPORT_COMPARE=1  also print each rtl row's prediction costed by windows "
+        "(when costing in rounds, the default)\n";
 }
 
 int usageError(const Twine &Msg) {
@@ -174,7 +182,8 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     auto [Name, Inline] = Arg.split('=');
     static constexpr StringRef WithValue[] = {"--device", "--matrices", "--config", "--out",
                                               "--max-nnz", "--profile", "--gpu-results",
-                                              "--gpu-bundle", "--gpu-profile"};
+                                              "--gpu-bundle", "--gpu-profile",
+                                              "--model-rounds"};
     if (!is_contained(WithValue, Name))
       return usageError("unknown argument '" + Arg + "'");
     StringRef Value = Inline;
@@ -207,6 +216,10 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
       if (Value.empty())
         return usageError("--profile needs quick, none or a file");
       O.Profile = Value.str();
+    } else if (Name == "--model-rounds") {
+      if (Value != "on" && Value != "off")
+        return usageError("--model-rounds must be on or off, not '" + Value + "'");
+      O.ModelRounds = Value == "on";
     } else if (Name == "--max-nnz") {
       if (Value.getAsInteger(0, O.MaxNnz) || O.MaxNnz == 0)
         return usageError("--max-nnz needs a positive integer, not '" + Value + "'");
@@ -252,6 +265,8 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
 struct ModelSetup {
   AcceleratorConfig Config;
   std::optional<ModelLatencies> Latencies;
+  /// ModelParams::CostInRounds: the iss profile then collects rounds.
+  bool Rounds = ModelParams().CostInRounds;
   const ModelLatencies *latencies() const { return Latencies ? &*Latencies : nullptr; }
 };
 
@@ -352,7 +367,7 @@ Error runOnDevice(StringRef DeviceName, const DeviceOptions &Opts, const KernelI
 /// has to say goes to \p Messages (runs may be on other threads).
 Error runIss(const AcceleratorConfig &Config, const ModelSetup &Model, const KernelImage &Img,
              const suite::Problem &P, StringRef Name, Outcome &Out, std::string &Messages) {
-  TraceProfiler Profiler(Model.Config, Model.latencies());
+  TraceProfiler Profiler(Model.Config, Model.latencies(), Model.Rounds);
   DeviceOptions IssOpts;
   IssOpts.Config = Config;
   IssOpts.Trace = &Profiler;
@@ -920,6 +935,8 @@ int reportCommand(int Argc, char **Argv) {
   R.Command = O.Command;
   R.ConfigName = Config->Name;
   ModelSetup Model{*Config, std::nullopt};
+  if (O.ModelRounds)
+    R.Params.CostInRounds = Model.Rounds = *O.ModelRounds;
   {
     Expected<std::optional<ModelLatencies>> L = loadProfile(O, *Config);
     Times.add(Phase::Profile, Start);
@@ -1090,6 +1107,17 @@ int reportCommand(int Argc, char **Argv) {
       Row.Profiles = Out.Profiles;
       predictRow(Row, R.Params);
       progress(Rows.size() + 1, Row, J.IssSeconds, J.RtlSeconds);
+      if (getenv("TANDEM_REPORT_COMPARE") && R.Params.CostInRounds && Row.Row.Measured) {
+        // The windows' costing of the same profiles, for comparing the two
+        // without measuring twice (the windows need no rounds; the rounds
+        // are not collected under --model-rounds off).
+        ModelParams Windows = R.Params;
+        Windows.CostInRounds = false;
+        double Cycles = predictAll(Row.Profiles, Windows).Cycles;
+        errs() << formatv("      windows costing: predicted {0,10:N}  error {1,6:F1}%\n",
+                          uint64_t(Cycles),
+                          (Cycles - *Row.Row.Measured) / *Row.Row.Measured * 100);
+      }
       Rows.push_back(std::move(Row));
     }
     Times.add(Phase::Predict, Begin);

@@ -29,7 +29,7 @@ early:
 # CHECK:{{.*}}structure.s:5:1: error: instruction 'add' outside a kernel; start one with '.kernel NAME'
 # CHECK-NEXT:add r1, r2, r3
 # CHECK-NEXT:^
-# CHECK-NEXT:{{.*}}structure.s:6:1: error: label 'early' outside a kernel or .const section; start one with '.kernel NAME' or '.const'
+# CHECK-NEXT:{{.*}}structure.s:6:1: error: label 'early' outside a kernel, .const or .data section; start one with '.kernel NAME', '.const' or '.data'
 # CHECK-NEXT:early:
 # CHECK-NEXT:^
 # CHECK-NEXT:{{.*}}structure.s:7:1: error: '.param' is only allowed inside a kernel (after '.kernel NAME')
@@ -53,7 +53,7 @@ early:
 # CHECK-NEXT:{{.*}}structure.s:15:3: error: unknown directive '.flaot'; did you mean '.float'?
 # CHECK-NEXT:  .flaot 1.0
 # CHECK-NEXT:  ^
-# CHECK-NEXT:{{.*}}structure.s:16:3: error: '.byte' is only allowed in the .const section (after '.const')
+# CHECK-NEXT:{{.*}}structure.s:16:3: error: '.byte' is only allowed in the .const or .data section (after '.const' or '.data')
 # CHECK-NEXT:  .byte 1
 # CHECK-NEXT:  ^
 # CHECK-NEXT:{{.*}}structure.s:18:9: error: duplicate kernel 'first'

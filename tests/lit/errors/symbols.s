@@ -33,7 +33,7 @@ table: .word 1
 # CHECK-NEXT:{{.*}}symbols.s:10:26: error: unknown parameter '@count' of kernel 'k'; declare it with '.param count u32' (or ptr, s32, f32)
 # CHECK-NEXT:  ld.param.u32 r1, [r0 + @count]
 # CHECK-NEXT:                         ^
-# CHECK-NEXT:{{.*}}symbols.s:11:26: error: undefined symbol 'tabel' (not a label of the .const section); did you mean 'table'?
+# CHECK-NEXT:{{.*}}symbols.s:11:26: error: undefined symbol 'tabel' (not a label of the .const or .data section); did you mean 'table'?
 # CHECK-NEXT:  ld.const.u32 r1, [r0 + tabel]
 # CHECK-NEXT:                         ^
 # CHECK-NEXT:{{.*}}symbols.s:12:10: error: code label 'loop' cannot be used as a data immediate (only branches take code labels)

@@ -1,7 +1,9 @@
 // simt reads __constant__ memory with ld.const only: a store to it, or a
 // pointer into it that escapes (stored, converted to an integer), is an
-// error naming the kernel, the source line and the way out; writable
-// __device__ globals are still an error on simt.
+// error naming the kernel, the source line and the way out. Writable
+// __device__ variables work on simt (the image's data section), but their
+// initial values, like __constant__ ones, must be numbers: an address in an
+// initializer is an error naming the kernel and the variable.
 // At -O1 and above clang's own optimizer deletes a store to __constant__
 // memory before the back end sees it (LLVM's NVPTX alias analysis says
 // constant memory is never written), so the store is reported at -O0 only.
@@ -31,6 +33,7 @@ __global__ void converts(unsigned long long *o) {
 }
 #else
 __device__ int counter;
-// DEV: global variable 'counter' in address space 1 is not supported: the SIMT target has no memory for writable __device__ variables
-__global__ void reads(int *o) { o[threadIdx.x] = counter + table[1]; }
+__device__ int *where = &counter;
+// DEV: kernel reads: __device__ variable 'where': its initializer contains `ptr addrspacecast (ptr addrspace(1) @counter to ptr)`, which is not plain data; simt's data section holds numbers only
+__global__ void reads(int *o) { o[threadIdx.x] = counter + table[1] + (where != 0); }
 #endif
