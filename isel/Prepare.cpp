@@ -33,7 +33,7 @@
 //  - optimized builds: outside loops, a GEP index's constant addend is a
 //    separate byte offset (`gep i8 (gep P, X...), C`, which isel folds into
 //    [base+offset]) and accesses that differ only by it share one base
-//    (SplitAddressOffsetsPass);
+//    (on simt only where that saves work; SplitAddressOffsetsPass);
 //  - the module verifies.
 // Unsupported constructs are reported with the kernel, the IR instruction
 // and the source line (when the module has debug locations).
@@ -875,9 +875,20 @@ void registerPrintAfter(PassInstrumentationCallbacks &PIC, const PrepareOptions 
 /// index width). Guarantees: every rewritten GEP is `gep i8 (gep P, X...),
 /// C`; the shared base sits where it dominates every user, at the nearest
 /// common dominator of the group (outside any loop) or before its first
-/// member in that block. No inbounds on the rewritten GEPs (the base of a
-/// group may point outside the object the accesses stay in).
+/// member in that block. A base hoisted above its members runs on paths
+/// that use none of them (scan_blocks: `buf[src][tid]` under `i < n` and
+/// under `tid == blockDim.x - 1`), so where the target asks for it
+/// (HoistOnlyWhereItSavesWork: simt) it is hoisted only where that is
+/// expected to save work (hoistingSavesWork); otherwise each member block
+/// gets its own base. No inbounds on the
+/// rewritten GEPs (the base of a group may point outside the object the
+/// accesses stay in).
 struct SplitAddressOffsetsPass : PassInfoMixin<SplitAddressOffsetsPass> {
+  /// False: a group's base always goes to its members' common dominator
+  /// (fewest instructions); true: only where hoistingSavesWork says so
+  /// (fewest executed). See hoistsOnlyWhereItSavesWork.
+  bool HoistOnlyWhereItSavesWork = false;
+
   /// One index as Root (extended as Ext says) plus Offset elements.
   struct SplitIndex {
     Value *Root;
@@ -956,31 +967,81 @@ struct SplitAddressOffsetsPass : PassInfoMixin<SplitAddressOffsetsPass> {
     }
     bool Changed = false;
     for (auto &[Key, Members] : Groups) {
-      if (Members.size() == 1 && Members[0].Bytes == 0)
+      if (!HoistOnlyWhereItSavesWork || hoistingSavesWork(Members, DT)) {
+        Changed |= shareBase(Members, DT, LI);
         continue;
-      Instruction *At = basePosition(Members, DT, LI);
-      if (!At)
-        continue;
-      IRBuilder<> B(At);
-      SmallVector<Value *, 4> BaseIndices;
-      for (const SplitIndex &S : Members[0].Indices)
-        BaseIndices.push_back(S.Ext ? B.CreateCast(Instruction::CastOps(S.Ext), S.Root, S.Ty) : S.Root);
-      GetElementPtrInst *First = Members[0].GEP;
-      Value *Base = B.CreateGEP(First->getSourceElementType(), First->getPointerOperand(), BaseIndices,
-                                First->getName() + ".base");
-      for (Member &M : Members) {
-        B.SetInsertPoint(M.GEP);
-        Value *Addr = M.Bytes == 0 ? Base : B.CreatePtrAdd(Base, B.getInt64(M.Bytes), M.GEP->getName());
-        M.GEP->replaceAllUsesWith(Addr);
-        M.GEP->eraseFromParent();
       }
-      Changed = true;
+      // Members are in program order, so each block's are adjacent.
+      for (MutableArrayRef<Member> Rest(Members); !Rest.empty();) {
+        BasicBlock *BB = Rest.front().GEP->getParent();
+        size_t N = 1;
+        while (N < Rest.size() && Rest[N].GEP->getParent() == BB)
+          ++N;
+        Changed |= shareBase(Rest.take_front(N), DT, LI);
+        Rest = Rest.drop_front(N);
+      }
     }
     if (!Changed)
       return PreservedAnalyses::all();
     PreservedAnalyses PA;
     PA.preserveSet<CFGAnalyses>();
     return PA;
+  }
+
+  /// Whether one base at the members' nearest common dominator is expected
+  /// to save work: a base there costs an instruction on paths through none
+  /// of the members and saves one on each path through several member
+  /// blocks. Certain when a member is in that block or every path from it
+  /// meets a member (stencil5's if/else); with no branch weights to go by
+  /// (LLVM's static estimates call a bounds check 50/50, so transpose's
+  /// four guarded rows come out at 0.94 of the dominator), a bet taken when
+  /// three or more blocks share the base, not for two (scan_blocks's
+  /// `i < n` and `tid == blockDim.x - 1` writes of `buf[src][tid]`).
+  static bool hoistingSavesWork(ArrayRef<Member> Members, DominatorTree &DT) {
+    SmallPtrSet<BasicBlock *, 8> MemberBlocks;
+    BasicBlock *Common = Members[0].GEP->getParent();
+    for (const Member &M : Members) {
+      MemberBlocks.insert(M.GEP->getParent());
+      Common = DT.findNearestCommonDominator(Common, M.GEP->getParent());
+    }
+    if (MemberBlocks.contains(Common) || MemberBlocks.size() >= 3)
+      return true;
+    // Does some path from Common leave the function without a member?
+    SmallPtrSet<BasicBlock *, 16> Seen{Common};
+    SmallVector<BasicBlock *, 16> Work{Common};
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      if (succ_empty(BB))
+        return false;
+      for (BasicBlock *Succ : successors(BB))
+        if (!MemberBlocks.contains(Succ) && Seen.insert(Succ).second)
+          Work.push_back(Succ);
+    }
+    return true;
+  }
+
+  /// Gives Members one base and rewrites each as base + its byte offset;
+  /// false when there is nothing to gain or no place for the base.
+  static bool shareBase(MutableArrayRef<Member> Members, DominatorTree &DT, LoopInfo &LI) {
+    if (Members.size() == 1 && Members[0].Bytes == 0)
+      return false;
+    Instruction *At = basePosition(Members, DT, LI);
+    if (!At)
+      return false;
+    IRBuilder<> B(At);
+    SmallVector<Value *, 4> BaseIndices;
+    for (const SplitIndex &S : Members[0].Indices)
+      BaseIndices.push_back(S.Ext ? B.CreateCast(Instruction::CastOps(S.Ext), S.Root, S.Ty) : S.Root);
+    GetElementPtrInst *First = Members[0].GEP;
+    Value *Base = B.CreateGEP(First->getSourceElementType(), First->getPointerOperand(), BaseIndices,
+                              First->getName() + ".base");
+    for (Member &M : Members) {
+      B.SetInsertPoint(M.GEP);
+      Value *Addr = M.Bytes == 0 ? Base : B.CreatePtrAdd(Base, B.getInt64(M.Bytes), M.GEP->getName());
+      M.GEP->replaceAllUsesWith(Addr);
+      M.GEP->eraseFromParent();
+    }
+    return true;
   }
 
   /// Where the group's base goes: before its first member when one block
@@ -1056,9 +1117,18 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
 /// After shaping, optimized builds only: address arithmetic outside loops
 /// (SplitAddressOffsetsPass), then EarlyCSE for what that leaves twice and
 /// for branches on a condition a dominating branch already decided.
-FunctionPassManager addressPasses() {
+/// The target's choice for SplitAddressOffsetsPass: simt executes every
+/// instruction a warp reaches, so a base hoisted onto paths without its
+/// accesses is paid there (scan_blocks: +12 warp instructions, +0.3% rtl
+/// cycles); for ptx, ptxas places the code, and the hoisted base is the
+/// smaller SASS (scan_blocks 80 instructions, 88 with a base per block).
+bool hoistsOnlyWhereItSavesWork(PrepTarget Target) { return Target == PrepTarget::Simt; }
+
+FunctionPassManager addressPasses(PrepTarget Target) {
   FunctionPassManager FPM;
-  FPM.addPass(SplitAddressOffsetsPass());
+  SplitAddressOffsetsPass Split;
+  Split.HoistOnlyWhereItSavesWork = hoistsOnlyWhereItSavesWork(Target);
+  FPM.addPass(std::move(Split));
   FPM.addPass(EarlyCSEPass());
   return FPM;
 }
@@ -1164,7 +1234,7 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
     MPM.addPass(PB.buildPerModuleDefaultPipeline(optimizationLevel(Opts.OptLevel)));
   MPM.addPass(createModuleToFunctionPassAdaptor(shapingPasses(Opts.Target)));
   if (Opts.OptLevel > 0)
-    MPM.addPass(createModuleToFunctionPassAdaptor(addressPasses()));
+    MPM.addPass(createModuleToFunctionPassAdaptor(addressPasses(Opts.Target)));
   MPM.run(M, MAM);
 
   if (Opts.Target == PrepTarget::Simt) {

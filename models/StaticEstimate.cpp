@@ -697,7 +697,7 @@ Expected<std::vector<MachineLoop>> findLoops(const KernelImage &Img, StringRef K
 
 Expected<LaunchProfile> estimateLaunch(const KernelImage &Img, const StaticLaunch &L,
                                        const AcceleratorConfig &C, const InputModel &In,
-                                       const ModelLatencies *Latencies,
+                                       const ModelLatencies *Latencies, bool CollectRounds,
                                        uint64_t MaxWarpInstructions) {
   const KernelInfo *K = kernelOf(Img, L.Kernel);
   if (!K)
@@ -707,7 +707,7 @@ Expected<LaunchProfile> estimateLaunch(const KernelImage &Img, const StaticLaunc
   if (!Code)
     return Code.takeError();
   std::vector<MachineLoop> Loops = loopsOf(*Code, K->EntryOffset);
-  TraceProfiler Profiler(C, Latencies);
+  TraceProfiler Profiler(C, Latencies, CollectRounds);
   Profiler.beginLaunch(L.Kernel);
   uint64_t Blocks = uint64_t(L.Grid[0]) * L.Grid[1] * L.Grid[2];
   uint64_t Threads = uint64_t(L.Block[0]) * L.Block[1] * L.Block[2];

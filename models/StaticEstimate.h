@@ -131,12 +131,14 @@ llvm::Expected<std::vector<MachineLoop>> findLoops(const KernelImage &Img,
 
 /// The static profile of one launch (see the file comment). Fails, naming
 /// the kernel and the pc, where the launch cannot be estimated statically,
-/// or when the walk passes \p MaxWarpInstructions. \p Latencies as for
-/// TraceProfiler.
+/// or when the walk passes \p MaxWarpInstructions. \p Latencies and
+/// \p CollectRounds as for TraceProfiler (pass the costing's
+/// ModelParams::CostInRounds: off, no rounds are built).
 llvm::Expected<LaunchProfile> estimateLaunch(const KernelImage &Img, const StaticLaunch &L,
                                              const AcceleratorConfig &C,
                                              const InputModel &Inputs = {},
                                              const ModelLatencies *Latencies = nullptr,
+                                             bool CollectRounds = ModelParams().CostInRounds,
                                              uint64_t MaxWarpInstructions = 100'000'000);
 
 } // namespace tandem::models

@@ -3,7 +3,19 @@
 // See TraceProfile.h. Cycle counts below follow simt_lsu.sv's states:
 // the issue cycle, 32/LANES cycles of address generation (S_AGU), one cycle
 // of protection check (S_CHECK), the space's path, one write-back cycle
-// (S_WB).
+// (S_WB). An instruction's cost runs from its issue cycle to the cycle the
+// LSU can take the next one.
+//
+// Times of memory requests (checked against the rtl's --timeline, vadd,
+// latency 100, 8 lanes): the LSU registers a request in cycle T (the first
+// is T = issue + 6), the harness accepts it in cycle T + 1
+// (RequestPathCycles), starts it when its channel is free and makes it
+// ready Occupy + Latency cycles later; in the ready cycle it presents the
+// response (one a cycle, oldest first) and frees the request's slot, and
+// the LSU takes the response at that cycle's edge. So "ready" below is the
+// harness's ReadyAt: a one-line miss costs 6 + 1 + 4 + 100 + 1 (write-back)
+// + 1 = 113 cycles issue to issue, a two-line miss 117 (the second line
+// waits for the channel), as the rtl's timeline shows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +36,12 @@ using namespace llvm;
 
 namespace tandem::models {
 
-/// Cycles between a DRAM request's ready time in the harness's model and
-/// the LSU holding the data (see send()).
-constexpr double ResponsePathCycles = 3;
+/// Cycles from the LSU registering a memory request to the harness
+/// accepting it (the harness reads the core's outputs after each edge).
+constexpr double RequestPathCycles = 1;
+/// Cycles from the harness accepting a param/const request to its response
+/// (RtlSim.cpp, acceptRequest: on-core constant memory).
+constexpr double OnCoreCycles = 2;
 
 //===--- LsuCostModel -------------------------------------------------------===//
 
@@ -77,21 +92,19 @@ double LsuCostModel::waitForRoom(double T) {
   }
 }
 
-double LsuCostModel::send(double T, uint32_t Line, unsigned Bytes, bool Reply,
-                          double &ChannelCycles) {
+double LsuCostModel::send(double T, uint32_t Line, unsigned Bytes, double &ChannelCycles) {
   const DramConfig &D = Config.Dram;
   unsigned Channel = (Line / Config.L1.LineBytes) % ChannelFree.size();
   double Occupy = std::ceil(double(Bytes) / D.BytesPerCycle);
-  double Begin = std::max(T, ChannelFree[Channel]);
+  double Begin = std::max(T + RequestPathCycles, ChannelFree[Channel]);
   ChannelFree[Channel] = Begin + Occupy;
   ChannelCycles += Occupy;
-  // The request reaches the harness a cycle after the LSU registers it,
-  // and the response two cycles after it is ready (presented, then taken):
-  // a lone miss costs 117 cycles issue to issue at latency 100, as the
-  // rtl's timeline shows.
-  double Ready = Begin + Occupy + D.LatencyCycles + ResponsePathCycles;
-  // A read holds its slot until its response is taken, a write until done.
-  Outstanding.push_back({Channel, Reply ? Ready + 1 : Ready});
+  double Ready = Begin + Occupy + D.LatencyCycles;
+  // The harness frees the slot in the ready cycle (a read's when it
+  // presents the response, which is then, unless responses queue) and
+  // raises mem_req_ready in the same cycle: a request registered in that
+  // cycle goes. So a slot is free for T >= Ready (waitForRoom).
+  Outstanding.push_back({Channel, Ready});
   ++Mem.DramRequests;
   return Ready;
 }
@@ -109,17 +122,17 @@ LsuCost LsuCostModel::lines(bool Cached, bool Store, ArrayRef<uint32_t> Lines,
       continue;
     }
     if (OnCore) { // param/const: the harness answers two cycles later
-      Ready.push_back(T + 2);
+      Ready.push_back(T + RequestPathCycles + OnCoreCycles);
       T += 1;
       continue;
     }
     T = waitForRoom(T);
     if (Store) {
       // Write-through: the line is updated if cached, never allocated.
-      send(T, Line, Config.L1.LineBytes, false, Cost.DramChannelCycles);
+      send(T, Line, Config.L1.LineBytes, Cost.DramChannelCycles);
       Mem.DramWriteBytes += I < StoreBytes.size() ? StoreBytes[I] : 0;
     } else {
-      Ready.push_back(send(T, Line, Config.L1.LineBytes, true, Cost.DramChannelCycles));
+      Ready.push_back(send(T, Line, Config.L1.LineBytes, Cost.DramChannelCycles));
       Mem.DramReadBytes += Config.L1.LineBytes;
       if (Cached) {
         ++Mem.L1Misses;
@@ -128,13 +141,16 @@ LsuCost LsuCostModel::lines(bool Cached, bool Store, ArrayRef<uint32_t> Lines,
     }
     T += 1;
   }
-  // Responses reach the core one per cycle, oldest ready first.
+  // Responses reach the core one per cycle, oldest ready first; the last
+  // one is taken at the edge of its cycle. Done: the write-back cycle, at
+  // the earliest the one after all requests are out and seen to be
+  // (S_LINES checks q_pending as registered).
   std::sort(Ready.begin(), Ready.end());
   double Last = 0;
   for (double R : Ready)
     Last = std::max(R, Last + 1);
-  double Done = std::max(T + 1, Ready.empty() ? 0.0 : Last + 2);
-  double End = Done + 1; // write-back
+  double Done = std::max(T + 1, Ready.empty() ? 0.0 : Last + 1);
+  double End = Done + 1; // the LSU is idle again
   Cost.Cycles = End - Now;
   Now = End;
   return Cost;
@@ -147,10 +163,10 @@ LsuCost LsuCostModel::globalAtomic(ArrayRef<uint32_t> Addrs) {
     uint32_t Line = A & ~(Config.L1.LineBytes - 1);
     invalidate(Line);
     T = waitForRoom(T);
-    double Ready = send(T, Line, 4, true, Cost.DramChannelCycles);
+    double Ready = send(T, Line, 4, Cost.DramChannelCycles);
     Mem.DramReadBytes += 4;
     Mem.DramWriteBytes += 4;
-    T = Ready + 2; // taken at the next edge, the next lane sends after it
+    T = Ready + 1; // taken at the ready cycle's edge, the next lane sends after it
   }
   double End = T + 1;
   Cost.Cycles = End - Now;

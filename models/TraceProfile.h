@@ -94,8 +94,10 @@ private:
   void invalidate(uint32_t Line);
   /// The earliest cycle >= \p T at which every channel has room.
   double waitForRoom(double T);
-  /// Sends one DRAM request of \p Bytes at cycle \p T; returns its ready cycle.
-  double send(double T, uint32_t Line, unsigned Bytes, bool Reply, double &ChannelCycles);
+  /// Sends one DRAM request of \p Bytes, registered by the LSU in cycle
+  /// \p T; returns its ready cycle (the harness presents the response then
+  /// and the LSU takes it at that cycle's edge; a write's slot frees then).
+  double send(double T, uint32_t Line, unsigned Bytes, double &ChannelCycles);
 
   AcceleratorConfig Config;
   unsigned Cpw, Sets;

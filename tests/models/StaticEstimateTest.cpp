@@ -67,6 +67,27 @@ TEST(StaticEstimate, StraightLineKernelCountsEveryInstructionOncePerWarp) {
   EXPECT_EQ(P->Memory.DramWriteBytes, 64u * 4);
 }
 
+TEST(StaticEstimate, CollectsRoundsOnlyWhenTheCostingAsks) {
+  // `--model-rounds off` costs by windows: the static profile then builds
+  // no rounds, and the windows' inputs are the same as with them.
+  AcceleratorConfig C;
+  KernelImage Img = assembleOrDie(StraightLine);
+  StaticLaunch L = launch("straight", 64, {0x100000, 0x200000});
+  llvm::Expected<LaunchProfile> Off = estimateLaunch(Img, L, C, {}, nullptr, false);
+  llvm::Expected<LaunchProfile> On = estimateLaunch(Img, L, C, {}, nullptr, true);
+  ASSERT_TRUE(bool(Off)) << llvm::toString(Off.takeError());
+  ASSERT_TRUE(bool(On)) << llvm::toString(On.takeError());
+  const SegmentProfile &A = Off->Blocks[0].Segments[0];
+  const SegmentProfile &B = On->Blocks[0].Segments[0];
+  EXPECT_TRUE(A.Steps.empty());
+  EXPECT_FALSE(B.Steps.empty());
+  EXPECT_EQ(A.Windows.size(), B.Windows.size());
+  EXPECT_DOUBLE_EQ(totalDatapath(*Off), totalDatapath(*On));
+  ModelParams Windows;
+  Windows.CostInRounds = false;
+  EXPECT_EQ(predictLaunch(*Off, Windows).Cycles, predictLaunch(*On, Windows).Cycles);
+}
+
 TEST(StaticEstimate, CountedLoopRunsItsTripCountFromTheLaunch) {
   AcceleratorConfig C;
   KernelImage Img = assembleOrDie(R"(

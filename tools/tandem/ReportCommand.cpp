@@ -568,7 +568,7 @@ Error staticProfiles(const ModelSetup &Model, const KernelImage &Img,
   InputModel Inputs = workloadInputs(Workload, Buffers, Launches);
   for (const StaticLaunch &S : Launches) {
     Expected<LaunchProfile> L =
-        estimateLaunch(Img, S, Model.Config, Inputs, Model.latencies());
+        estimateLaunch(Img, S, Model.Config, Inputs, Model.latencies(), Model.Rounds);
     if (!L)
       return L.takeError();
     if (getenv("TANDEM_REPORT_DEBUG"))

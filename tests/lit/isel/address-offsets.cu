@@ -30,6 +30,54 @@ extern "C" __global__ void rows(const float *in, float *out, int n) {
 // CHECK: muli {{r[0-9]+}}, {{r[0-9]+}}, 68
 // CHECK: ld.shared.u32
 
+// A base is hoisted above its accesses only where that saves work on simt
+// (every instruction a warp reaches is executed): two accesses under
+// unrelated conditions, the second rarely true (scan_blocks's block total),
+// each compute their own base; an if/else, where every path has an access
+// (stencil5), shares one computed before the branch.
+extern "C" __global__ void rare(const float *in, float *out, int n, int row) {
+  __shared__ float tile[32][17];
+  int tx = threadIdx.x;
+  if (tx < n)
+    tile[row][tx] = in[0];
+  if (tx == n - 1)
+    tile[row + 1][tx] = in[1];
+  __syncthreads();
+  out[tx] = tile[tx][row];
+}
+
+// CHECK-LABEL: .kernel rare
+// CHECK-NOT: muli {{r[0-9]+}}, {{r[0-9]+}}, 68
+// CHECK: bnone
+// CHECK: muli {{r[0-9]+}}, {{r[0-9]+}}, 68
+// CHECK: st.shared.u32 [{{r[0-9]+}} + 0],
+// CHECK: bnone
+// CHECK: muli {{r[0-9]+}}, {{r[0-9]+}}, 68
+// CHECK: st.shared.u32 [{{r[0-9]+}} + 68],
+// CHECK: bar
+
+extern "C" __global__ void either(const float *in, float *out, int n, int row) {
+  __shared__ float tile[32][17];
+  int tx = threadIdx.x;
+  if (tx < n) {
+    tile[row][tx] = in[0];
+  } else {
+    tile[row + 1][tx] = in[1];
+    out[row] = 1.0f;
+  }
+  __syncthreads();
+  out[tx] = tile[tx][row];
+}
+
+// CHECK-LABEL: .kernel either
+// CHECK: muli {{r[0-9]+}}, {{r[0-9]+}}, 68
+// CHECK: bnone
+// CHECK-NOT: muli {{r[0-9]+}}, {{r[0-9]+}}, 68
+// CHECK: st.shared.u32 [[[BASE:r[0-9]+]] + 68],
+// CHECK-NOT: muli {{r[0-9]+}}, {{r[0-9]+}}, 68
+// CHECK: st.shared.u32 [[[BASE]] + 0],
+// CHECK: bar
+
 extern "C" __global__ void eighth(int *x) {
   int t = threadIdx.x;
   x[t] = x[t] / 8;

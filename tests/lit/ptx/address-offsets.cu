@@ -28,6 +28,30 @@ extern "C" __global__ void rows(const float *in, float *out, int n) {
 // CHECK: st.shared.f32 [[[BASE]]+3168],
 // CHECK: bar.sync 0;
 
+// On ptx the base is hoisted above accesses under unrelated conditions
+// too (ptxas places the code; the hoisted base is the smaller SASS:
+// scan_blocks 80 instructions, 88 with a base per block). simt does not
+// (tests/lit/isel/address-offsets.cu).
+extern "C" __global__ void rare(const float *in, float *out, int n, int row) {
+  __shared__ float tile[32][17];
+  int tx = threadIdx.x;
+  if (tx < n)
+    tile[row][tx] = in[0];
+  if (tx == n - 1)
+    tile[row + 1][tx] = in[1];
+  __syncthreads();
+  out[tx] = tile[tx][row];
+}
+
+// CHECK-LABEL: .visible .entry rare(
+// CHECK: mul.wide.s32 {{%rd[0-9]+}}, {{%r[0-9]+}}, 68;
+// CHECK: bra
+// CHECK-NOT: mul.wide.s32 {{%rd[0-9]+}}, {{%r[0-9]+}}, 68;
+// CHECK: st.shared.f32 [[[BASE:%rd[0-9]+]]+0],
+// CHECK-NOT: mul.wide.s32 {{%rd[0-9]+}}, {{%r[0-9]+}}, 68;
+// CHECK: st.shared.f32 [[[BASE]]+68],
+// CHECK: bar.sync 0;
+
 extern "C" __global__ void halve(int *x, long long *y) {
   int t = threadIdx.x;
   x[t] = x[t] / 8;
