@@ -32,7 +32,9 @@
 // One-to-one loads and stores come from SimtPatterns.td: this file picks the
 // node (`load.<space>.<bits>`, `sextload.<space>.<bits>` for a narrow load
 // only ever sign-extended, `store.<space>.<bits>`), folds the address and
-// moves an offset the pattern's simm12 does not take into the base. Still
+// moves an offset the pattern's simm12 does not take into the base (a far
+// offset as base + K, K shared by the block's nearby far accesses, and the
+// rest in the simm12: farAddress). Still
 // C++ here, not one-to-one: i64 loads and stores (two word accesses),
 // sub-word __constant__ loads (word load, shift, mask) and cmpxchg's success
 // flag. Those opcodes are looked up by mnemonic (`ld.<space>.u32`,
@@ -242,26 +244,77 @@ static Address offsetIntoBase(Selector &S, Address A) {
   return Address{Base, 0};
 }
 
+/// The part K of an offset \p Off that does not fit an access whose offset
+/// field takes [Min, Max] (and \p Extra bytes more), chosen from few values
+/// so that nearby far accesses agree on it: base + K is then computed once
+/// and the rest stays in each access's offset field. First choice: the
+/// largest step one `addi` takes towards Off (one instruction for offsets
+/// just past the field: transpose's tile rows 16 and 24); else the multiple of the
+/// field's span nearest to Off. nullopt when no such K leaves a rest that
+/// fits (an i64's second word at the edge).
+static std::optional<int64_t> sharedFarPart(int64_t Off, int64_t Min, int64_t Max,
+                                            int64_t Extra) {
+  auto RestFits = [&](int64_t K) {
+    return Off - K >= Min && Off - K + Extra <= Max;
+  };
+  auto [AddMin, AddMax] = simt::immRange(Opcode::ADDI);
+  int64_t OneAddStep = Off > 0 ? AddMax : AddMin;
+  if (RestFits(OneAddStep))
+    return OneAddStep;
+  int64_t Span = Max - Min + 1;
+  int64_t K = llvm::divideFloorSigned(Off - Min, Span) * Span;
+  if (RestFits(K))
+    return K;
+  return std::nullopt;
+}
+
+/// \p A for an access whose offset field takes [Min, Max] (and Extra bytes
+/// more), A's offset not fitting: [base + K] + rest with K from
+/// sharedFarPart. The `addi`/`li`+`add` of base + K is the same instruction
+/// for every access of the block with that base and K, so the selector's
+/// local duplicate elimination (SelectSimt.cpp) keeps one. A constant
+/// address (base r0) keeps its single `li` of the whole address.
+static Address farAddress(Selector &S, Address A, int64_t Min, int64_t Max, int64_t Extra) {
+  std::optional<int64_t> K;
+  if (A.Base != 0)
+    K = sharedFarPart(A.Offset, Min, Max, Extra);
+  if (!K)
+    return offsetIntoBase(S, A);
+  Reg Base = S.emitRI(Opcode::ADDI, Opcode::ADD, A.Base, *K);
+  return Address{Base, A.Offset - *K};
+}
+
 /// Base + offset where the offset fits \p O's simm12 (and \p Extra more
-/// bytes, for the second word of an i64); else the offset moves into the base.
+/// bytes, for the second word of an i64); else see farAddress.
 static Address fitOffset(Selector &S, Address A, Opcode O, int64_t Extra = 0) {
   if (Selector::fitsImm(O, A.Offset) && Selector::fitsImm(O, A.Offset + Extra))
     return A;
-  return offsetIntoBase(S, A);
+  auto [Min, Max] = simt::immRange(O);
+  return farAddress(S, A, Min, Max, Extra);
 }
 
 /// \p A where the load/store pattern of node \p Node (SimtPatterns.td: its
-/// `addr` operand, then for a store the value) takes A's offset; else the
-/// offset moves into the base (offset 0 fits every addressing mode).
+/// `addr` operand, then for a store the value) takes A's offset; else see
+/// farAddress, with the offset range of the instruction the pattern selects
+/// (offset 0 fits every addressing mode).
 static Address fitPatternOffset(Selector &S, StringRef Node, Address A, bool IsStore) {
   constexpr uint8_t GPRClass = 0;
-  SmallVector<PatternInput, 2> Inputs{{GPRClass, A.Offset, /*IsAddress=*/true}};
-  if (IsStore)
-    Inputs.push_back({GPRClass, std::nullopt});
-  if (findPattern(simt::selectionPatterns(), Node,
-                  IsStore ? target::NoResultClass : int16_t(GPRClass), Inputs))
+  auto Find = [&](int64_t Offset) {
+    SmallVector<PatternInput, 2> Inputs{{GPRClass, Offset, /*IsAddress=*/true}};
+    if (IsStore)
+      Inputs.push_back({GPRClass, std::nullopt});
+    return findPattern(simt::selectionPatterns(), Node,
+                       IsStore ? target::NoResultClass : int16_t(GPRClass), Inputs);
+  };
+  if (Find(A.Offset))
     return A;
-  return offsetIntoBase(S, A);
+  const target::PatternDesc *AtZero = Find(0);
+  if (!AtZero)
+    return offsetIntoBase(S, A); // selectLoad/selectStore report the missing pattern
+  auto [Min, Max] = simt::immRange(static_cast<Opcode>(AtZero->Opcode));
+  Address Far = farAddress(S, A, Min, Max, /*Extra=*/0);
+  assert(Find(Far.Offset) && "the rest of a far offset fits the pattern's addressing mode");
+  return Far;
 }
 
 void Selector::loadDataBase() {

@@ -212,6 +212,9 @@ struct TraceProfiler::MemRecord {
   double PathCycles = 0;            ///< Kind::Fixed
   unsigned Window = 0;              ///< the warp's window in its segment
   unsigned Step = 0;                ///< the warp's round in its segment
+  /// The warp's previous instruction in the segment was a memory
+  /// instruction too: the rtl serves the two back to back (finishBlock).
+  bool FollowsMemory = false;
   SmallVector<uint32_t, 4> Lines;   ///< line addresses, or lane addresses (atomics)
   SmallVector<uint32_t, 4> StoreBytes;
 };
@@ -225,6 +228,7 @@ struct TraceProfiler::WarpState {
   /// collecting the compute before the next memory instruction.
   std::vector<std::vector<WarpStep>> Steps{std::vector<WarpStep>(1)};
   unsigned InSegment = 0; ///< warp instructions so far in this segment
+  bool LastWasMemory = false; ///< the warp's last instruction was a memory one
   /// The warp's own scoreboard, in cycles of the warp running alone: when
   /// its datapath slot is next free, and when each register is ready.
   double Clock = 0;
@@ -478,6 +482,7 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
       ++Round.Instructions;
     }
     ++W.InSegment;
+    W.LastWasMemory = false;
     if (StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("fpu"))
       L.FpuThreadInstructions += Active;
     if (D.has(simt::IsBarrier)) { // the warp's next instructions are the next segment
@@ -503,6 +508,8 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   W.Clock = Issue;
   W.settle();
   MemRecord R;
+  R.FollowsMemory = W.LastWasMemory;
+  W.LastWasMemory = true;
   SmallVector<uint32_t, 32> Addrs(I.LaneAddrs.begin(), I.LaneAddrs.end());
   if (I.Mask == 0) {
     R.PathCycles = 0;
@@ -546,6 +553,34 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   W.Memory.back().push_back(std::move(R));
 }
 
+/// Costs one of \p W's memory instructions of segment \p S on the LSU
+/// model, in the order finishBlock replays them, and charges the warp.
+void TraceProfiler::replayMemory(WarpState &W, size_t S, const MemRecord &R) {
+  LsuCost C;
+  switch (R.K) {
+  case MemRecord::Kind::Lines:
+    C = LsuModel->lines(R.Cached, R.Store, R.Lines, R.StoreBytes, R.OnCore);
+    break;
+  case MemRecord::Kind::GlobalAtomic:
+    C = LsuModel->globalAtomic(R.Lines);
+    break;
+  case MemRecord::Kind::Fixed:
+    C = LsuModel->local(R.PathCycles, R.AddressStage);
+    break;
+  }
+  for (WarpDemand *To : {&W.Segments[S], &W.Windows[S][R.Window]}) {
+    To->Service[Lsu] += C.Cycles;
+    To->DramChannelCycles += C.DramChannelCycles;
+    To->IssueCycles += 1; // the commit-to-next-issue cycle
+  }
+  if (CollectRounds) {
+    WarpStep &Round = W.Steps[S][R.Step];
+    Round.Lsu += C.Cycles;
+    Round.Dram += C.DramChannelCycles;
+    Round.Issue += 1;
+  }
+}
+
 void TraceProfiler::finishBlock() {
   if (CurrentBlock < 0 || Launches.empty()) {
     Warps.clear();
@@ -562,39 +597,30 @@ void TraceProfiler::finishBlock() {
   B.Barriers = unsigned(NumSegments - 1);
   LsuModel->startBlock();
   for (size_t S = 0; S < NumSegments; ++S) {
-    // Replay the segment's memory instructions round-robin across warps.
+    // Replay the segment's memory instructions round-robin across warps,
+    // a warp's run of back-to-back memory instructions together: the rtl
+    // lets a warp whose next instruction is another memory instruction
+    // issue it as soon as the last one is done, before any other warp gets
+    // the LSU (roundsCycles issues them so). The order decides which
+    // instruction of two warps sharing a line takes the miss: one
+    // instruction's misses overlap, two instructions' do not (before
+    // 2026-12-01, thread-per-row SpMV's rowPtr[row] and rowPtr[row + 1]
+    // went warp by warp, and the second load found the next warp's line
+    // already filled, 104 cycles a warp too few; docs/NOTES.md).
     bool Any = true;
     while (Any) {
       Any = false;
       for (auto &W : Warps) {
-        if (!W || S >= W->Memory.size() || W->Memory[S].empty())
+        std::deque<MemRecord> *Queue =
+            W && S < W->Memory.size() && !W->Memory[S].empty() ? &W->Memory[S] : nullptr;
+        if (!Queue)
           continue;
         Any = true;
-        MemRecord R = std::move(W->Memory[S].front());
-        W->Memory[S].pop_front();
-        LsuCost C;
-        switch (R.K) {
-        case MemRecord::Kind::Lines:
-          C = LsuModel->lines(R.Cached, R.Store, R.Lines, R.StoreBytes, R.OnCore);
-          break;
-        case MemRecord::Kind::GlobalAtomic:
-          C = LsuModel->globalAtomic(R.Lines);
-          break;
-        case MemRecord::Kind::Fixed:
-          C = LsuModel->local(R.PathCycles, R.AddressStage);
-          break;
-        }
-        for (WarpDemand *To : {&W->Segments[S], &W->Windows[S][R.Window]}) {
-          To->Service[Lsu] += C.Cycles;
-          To->DramChannelCycles += C.DramChannelCycles;
-          To->IssueCycles += 1; // the commit-to-next-issue cycle
-        }
-        if (CollectRounds) {
-          WarpStep &Round = W->Steps[S][R.Step];
-          Round.Lsu += C.Cycles;
-          Round.Dram += C.DramChannelCycles;
-          Round.Issue += 1;
-        }
+        do {
+          MemRecord R = std::move(Queue->front());
+          Queue->pop_front();
+          replayMemory(*W, S, R);
+        } while (!Queue->empty() && Queue->front().FollowsMemory);
       }
     }
     SegmentProfile &Seg = B.Segments[S];

@@ -24,7 +24,8 @@
 //     shared memory, lane-serial atomics, shuffles. The iss runs a warp
 //     until a barrier while the RTL interleaves warps, so a block's memory
 //     instructions are replayed round-robin across its warps, segment by
-//     segment, before they meet the L1.
+//     segment, before they meet the L1; a warp's back-to-back memory
+//     instructions go together, as the rtl serves them.
 //   * Each warp's demands are kept per barrier segment, per window of
 //     WindowInstructions and, when asked (CollectRounds), per round
 //     (WarpStep: the compute up to and including each memory instruction)
@@ -167,6 +168,7 @@ private:
   struct WarpState;
   void startLaunch(llvm::StringRef Line);
   void finishBlock();
+  void replayMemory(WarpState &W, size_t Segment, const MemRecord &R);
   void instruction(llvm::StringRef Line);
 
   AcceleratorConfig Config;

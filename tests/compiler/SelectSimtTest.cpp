@@ -205,9 +205,9 @@ define void @k(ptr addrspace(1) %p) {
   EXPECT_LINE(S, "st.local.u32 r0, 8, " + V);         // alloca at local 0, + 8
   EXPECT_LINE(S, V + " = ld.global.s8 " + V + ", 1");  // only sext users: signed load
   EXPECT_LINE(S, V + " = ld.global.u16 " + V + ", 8");
-  EXPECT_LINE(S, V + " = LI 4000");                    // 4000 > 2047: moved into the base
-  EXPECT_LINE(S, V + " = add " + V + ", " + V);
-  EXPECT_LINE(S, "st.global.u32 " + V + ", 0, " + V);
+  // 4000 > 2047: a second base p + 2047 (one addi), the rest in the field.
+  EXPECT_LINE(S, V + " = addi " + V + ", 2047");
+  EXPECT_LINE(S, "st.global.u32 " + V + ", 1953, " + V);
   EXPECT_LINE(S, "st.global.u8 " + V + ", 0, " + V);
   // The extension of the narrow loads is free: no shifts or masks.
   EXPECT_EQ(countOpcode(*S.Fn, simt::Opcode::SHLI) + countOpcode(*S.Fn, simt::Opcode::ANDI), 0u)

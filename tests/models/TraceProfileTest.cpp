@@ -295,3 +295,45 @@ TEST(TraceProfiler, BuildsNoRoundsUnlessAsked) {
   EXPECT_EQ(Default.launches()[0].Blocks[0].Segments[0].Steps.empty(),
             !ModelParams().CostInRounds);
 }
+
+namespace {
+
+/// The LSU cycles of each warp of a block of two warps that each load two
+/// lines (warp 0 lines 0 and 1, warp 1 lines 2 and 3) and then three (its
+/// own two and the next warp's first: rowPtr[row] then rowPtr[row + 1] in
+/// thread-per-row SpMV), with \p Between (an instruction, or nothing)
+/// between a warp's two loads.
+std::vector<double> twoLoadLsuCycles(const std::string &Between) {
+  TraceProfiler T(config());
+  T << "# launch kernel=k grid=1,1,1 block=64,1,1\n";
+  const char *Addrs[2][2] = {{"00100000 00100040", "00100000 00100040 00100080"},
+                             {"00100080 001000c0", "00100080 001000c0 00100100"}};
+  for (unsigned W = 0; W < 2; ++W) {
+    std::string Warp = "b=0 w=" + std::to_string(W) + " pc=0x0000 ";
+    T << Warp << "mask=00000007 ld.global.u32 r4, [r2 + 0] | r4=[0 0 0] a=[" << Addrs[W][0]
+      << "]\n";
+    if (!Between.empty())
+      T << Warp << "mask=ffffffff " << Between << " | r5=[0]\n";
+    T << Warp << "mask=00000007 ld.global.u32 r6, [r2 + 0] | r6=[0 0 0] a=[" << Addrs[W][1]
+      << "]\n";
+  }
+  T.finish();
+  std::vector<double> Out;
+  for (const WarpDemand &W : T.launches()[0].Blocks[0].Segments[0].Warps)
+    Out.push_back(W.Service[Lsu]);
+  return Out;
+}
+
+} // namespace
+
+TEST(TraceProfiler, ReplaysAWarpsBackToBackMemoryInstructionsTogether) {
+  // Back to back (the rtl serves the warp's second load before the other
+  // warp's first): warp 0's second load misses the next warp's line (115),
+  // warp 1's first finds it filled (114: one miss). Round-robin replay would
+  // give warp 0's second load three hits (11) and warp 1's first two
+  // misses (117), 103 cycles too few in all.
+  EXPECT_EQ(twoLoadLsuCycles(""), (std::vector<double>{117 + 115, 114 + 115}));
+  // With an instruction between, other warps' loads may come first: the
+  // replay stays round-robin.
+  EXPECT_EQ(twoLoadLsuCycles("add r5, r2, r3"), (std::vector<double>{117 + 11, 117 + 115}));
+}

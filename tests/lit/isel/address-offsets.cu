@@ -3,7 +3,7 @@
 // under its own condition, shares one base address computed once, and
 // each store folds its row into the [rs1 + imm] field: 0, 544, 1088, 1632
 // (8 rows of 17 floats = 544 bytes; imm is 12 bits, so a larger offset
-// still costs an li and an add). x / 8 is srai/shri/add/srai, not the
+// needs a second base: far-offsets.cu). x / 8 is srai/shri/add/srai, not the
 // SFU's 34-cycle div.
 // RUN: tandem compile %s -O2 --emit asm -o - | FileCheck %s
 
