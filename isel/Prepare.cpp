@@ -1114,9 +1114,6 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   return FPM;
 }
 
-/// After shaping, optimized builds only: address arithmetic outside loops
-/// (SplitAddressOffsetsPass), then EarlyCSE for what that leaves twice and
-/// for branches on a condition a dominating branch already decided.
 /// The target's choice for SplitAddressOffsetsPass: simt executes every
 /// instruction a warp reaches, so a base hoisted onto paths without its
 /// accesses is paid there (scan_blocks: +12 warp instructions, +0.3% rtl
@@ -1124,6 +1121,9 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
 /// smaller SASS (scan_blocks 80 instructions, 88 with a base per block).
 bool hoistsOnlyWhereItSavesWork(PrepTarget Target) { return Target == PrepTarget::Simt; }
 
+/// After shaping, optimized builds only: address arithmetic outside loops
+/// (SplitAddressOffsetsPass), then EarlyCSE for what that leaves twice and
+/// for branches on a condition a dominating branch already decided.
 FunctionPassManager addressPasses(PrepTarget Target) {
   FunctionPassManager FPM;
   SplitAddressOffsetsPass Split;
