@@ -20,6 +20,13 @@ double WarpDemand::work() const {
   return std::accumulate(Service.begin(), Service.end(), 0.0) + DependencyCycles + IssueCycles;
 }
 
+ModelParams ModelParams::forConfig(const AcceleratorConfig &C) {
+  ModelParams P;
+  P.Scheduler = C.Scheduler;
+  P.CoreWarps = C.WarpsPerCore;
+  return P;
+}
+
 double Breakdown::total() const {
   return Compute + MemoryBandwidth + MemoryLatency + Synchronization + LoadImbalance + Launch;
 }
@@ -211,7 +218,8 @@ struct RoundWalker {
 
 } // namespace
 
-RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P) {
+RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P,
+                          MemoryIssueCoster CostAtIssue) {
   RoundsResult Out;
   const size_t N = Warps.size();
   if (N == 0)
@@ -222,33 +230,40 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     W[I].Steps = Warps[I];
     W[I].start(0, P);
   }
+  const bool Gto = P.Scheduler == WarpScheduler::GreedyThenOldest;
   double Now = 0, DatapathFree = 0, IterativeFree = 0, LsuFree = 0;
-  size_t LastIssued = N - 1; // so warp 0 is the first looked at
-  // The warp that keeps the LSU for its next memory instruction, or N.
-  size_t LsuKeptFor = N;
+  // The rtl's last-issuer register starts at the core's last slot: under
+  // round-robin warp 0 is then the first looked at, under gto the last
+  // slot issues first if the block fills the core (N: no such warp).
+  size_t LastIssued = Gto && N < P.CoreWarps ? N : N - 1;
   // The earliest cycle warp I could issue its next instruction.
   auto earliestIssue = [&](size_t I) {
     const RoundWalker &R = W[I];
     double At = R.ReadyAt;
-    if (R.atMemory()) {
-      if (LsuKeptFor != N && LsuKeptFor != I)
-        return HUGE_VAL; // until the keeper has issued
+    if (R.atMemory())
       return std::max(At, LsuFree);
-    }
     At = std::max(At, DatapathFree);
     return R.IterativePending ? std::max(At, IterativeFree) : At;
   };
   for (;;) {
     std::optional<size_t> Pick;
     double Earliest = HUGE_VAL;
-    for (size_t K = 1; K <= N && !Pick; ++K) {
-      size_t I = (LastIssued + K) % N;
-      if (W[I].Done)
-        continue;
+    auto tryPick = [&](size_t I) {
+      if (Pick || W[I].Done)
+        return;
       double At = earliestIssue(I);
       if (At <= Now)
         Pick = I;
       Earliest = std::min(Earliest, At);
+    };
+    if (Gto) {
+      if (LastIssued < N)
+        tryPick(LastIssued);
+      for (size_t I = 0; I < N; ++I) // the oldest: all warps start together
+        tryPick(I);
+    } else {
+      for (size_t K = 1; K <= N; ++K)
+        tryPick((LastIssued + K) % N);
     }
     if (!Pick) {
       if (Earliest == HUGE_VAL)
@@ -260,17 +275,18 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     const WarpStep &S = R.step();
     LastIssued = *Pick;
     if (R.atMemory()) {
-      // The LSU takes another warp's instruction once it has written back
-      // (Lsu); the issuing warp's own next issue waits one cycle more
-      // (Issue, its commit-to-next-issue cycle): the rtl's loads from
-      // different warps follow each other 11 cycles apart, a warp's own
-      // back-to-back loads 11-12.
-      double DoneAt = Now + S.Lsu + S.Issue;
-      LsuFree = Now + S.Lsu;
+      // The LSU cost runs to the cycle its warp may issue again (LsuCostModel:
+      // a one-line miss issues again 113 cycles later), which is also when
+      // the LSU takes the next instruction, from whichever warp the
+      // scheduler picks: on the rtl's timelines a warp with a second load
+      // ready loses the LSU to the next warp in the ring unless another
+      // issue has moved the pointer past it.
+      double Lsu = CostAtIssue ? CostAtIssue(*Pick, R.Next) : S.Lsu;
+      double DoneAt = Now + Lsu;
+      LsuFree = DoneAt;
       Out.WarpEnd[*Pick] = DoneAt;
       ++R.Next;
       R.start(DoneAt, P);
-      LsuKeptFor = R.atMemory() ? *Pick : N;
     } else {
       double DoneAt = Now + R.SlotCycles;
       DatapathFree = DoneAt;
@@ -301,7 +317,7 @@ SegmentTotals totalsOf(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelP
       T.Service[Datapath] += S.Datapath;
       T.Service[IterativeUnit] += S.Iterative;
       T.Service[Lsu] += S.Lsu;
-      T.Delay += S.Dependency * P.DependencyExposure + S.Issue;
+      T.Delay += S.Dependency * P.DependencyExposure;
       T.Dram += S.Dram;
     }
   T.Work = T.Service[Datapath] + T.Service[IterativeUnit] + T.Service[Lsu] + T.Delay;
@@ -323,7 +339,6 @@ std::vector<WarpStep> meanRounds(llvm::ArrayRef<std::vector<WarpStep>> Warps) {
       MeanInstructions[K] += Steps[K].Instructions / N;
       Mean[K].Iterative += Steps[K].Iterative / N;
       Mean[K].Dependency += Steps[K].Dependency / N;
-      Mean[K].Issue += Steps[K].Issue / N;
       Mean[K].Lsu += Steps[K].Lsu / N;
       Mean[K].Dram += Steps[K].Dram / N;
       Mean[K].HasMemory |= Steps[K].HasMemory;

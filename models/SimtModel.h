@@ -43,6 +43,7 @@
 #include "tandem/Config.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
@@ -84,11 +85,12 @@ struct WarpStep {
   /// hand-made step): one instruction of Datapath cycles.
   unsigned Instructions = 0;
   /// The warp's own stall cycles before the memory op (scaled by
-  /// ModelParams::DependencyExposure) and its other delay cycles (the
-  /// memory instruction's commit-to-next-issue cycle).
-  double Dependency = 0, Issue = 0;
+  /// ModelParams::DependencyExposure).
+  double Dependency = 0;
   bool HasMemory = false;
-  double Lsu = 0;  ///< the memory instruction's LSU cycles
+  /// The memory instruction's LSU cycles, from its issue to the cycle its
+  /// warp may issue again (the commit-to-next-issue cycle included).
+  double Lsu = 0;
   double Dram = 0; ///< of which a DRAM channel was busy
 };
 
@@ -162,6 +164,15 @@ struct ModelParams {
   /// 4.9%, no row worse by more than 5 points (docs/NOTES.md). `tandem
   /// report --model-rounds on|off` overrides it.
   bool CostInRounds = true;
+  /// The warp scheduler roundsCycles issues with (config `scheduler`), and
+  /// the core's warp slots (config `warps_per_core`): the rtl's last-issuer
+  /// register starts at the last slot, which under gto decides the first
+  /// warp to issue. forConfig sets both.
+  WarpScheduler Scheduler = WarpScheduler::RoundRobin;
+  unsigned CoreWarps = 8;
+
+  /// The defaults with the scheduler and warp slots of \p C.
+  static ModelParams forConfig(const AcceleratorConfig &C);
 };
 
 /// The six parts of a prediction, in cycles; they sum to Prediction::Cycles.
@@ -210,30 +221,44 @@ struct RoundsResult {
   std::vector<double> WarpEnd;
 };
 
+/// The LSU cycles (WarpStep::Lsu) of warp \p Warp's memory instruction
+/// that ends its round \p Step, asked for when it issues (roundsCycles'
+/// CostAtIssue).
+using MemoryIssueCoster = llvm::function_ref<double(size_t Warp, size_t Step)>;
+
 /// Costs warps given as rounds (SegmentProfile::Steps), all starting
-/// together, by issuing their instructions as the rtl's round-robin
-/// scheduler does (docs/RTL.md, "Warp scheduler"): one warp instruction a
-/// cycle, the first ready warp after the one that issued last, whatever
-/// unit the last issue went to. A datapath instruction holds the datapath
-/// for its cycles (Datapath / Instructions), the first of a step with
-/// iterative work also the iterative unit for Iterative cycles; a memory
-/// instruction holds the LSU for Lsu cycles and its warp waits Lsu + Issue
-/// cycles before its next issue. A warp's own stall cycles (Dependency x DependencyExposure) are
-/// spread evenly over its step's issues. Two rtl behaviours the fluid
-/// sharing used before 2026-12-01 missed (measured on the rtl's timelines of
-/// stencil5, transpose, hash64; docs/NOTES.md):
-///   * a memory issue moves the round-robin pointer too, so while the LSU
-///     serves short loads the datapath goes to the warps just after the
-///     LSU's warp in ring order, not to every computing warp in turn: warps
-///     leave a phase of parameter or L1-hit loads one at a time, which
-///     keeps the LSU and the datapath both busy (fluid sharing had them
-///     all finish computing together and then queue);
-///   * a warp whose next instruction is another memory instruction issues
-///     it as soon as the last one is done, before any other warp gets the
-///     LSU (runs of loads, e.g. stencil5's five neighbours, go back to
-///     back).
+/// together, by issuing their instructions as the rtl's scheduler does
+/// (docs/RTL.md, "Warp scheduler"; ModelParams::Scheduler): one warp
+/// instruction a cycle; round-robin picks the first ready warp after the
+/// one that issued last, whatever unit the last issue went to, gto the
+/// last issuer while it is ready, else the lowest-numbered ready warp. A
+/// datapath instruction holds the datapath for its cycles (Datapath /
+/// Instructions), the first of a step with iterative work also the
+/// iterative unit for Iterative cycles; a memory instruction holds the LSU
+/// for Lsu cycles, and its warp issues again when the LSU is free again. A
+/// warp's own stall cycles (Dependency x DependencyExposure) are spread
+/// evenly over its step's issues. What the fluid sharing used before
+/// 2026-12-01 missed (measured on the rtl's timelines of stencil5,
+/// transpose, hash64 and spmv_merge; docs/NOTES.md): every issue, a memory
+/// one included, moves the round-robin pointer, so
+///   * while the LSU serves short loads the datapath goes to the warps
+///     just after the LSU's warp in ring order, not to every computing warp
+///     in turn: warps leave a phase of parameter or L1-hit loads one at a
+///     time, which keeps the LSU and the datapath both busy (fluid sharing
+///     had them all finish computing together and then queue);
+///   * a warp with a second load ready when its first is done gets the LSU
+///     again only if another warp's issue has moved the pointer past the
+///     warps waiting for it (until 2026-12-01 the model let such a warp
+///     keep the LSU always, and charged its warp a cycle more than the
+///     LSU: on spmv_merge that issued the loads out of the rtl's order).
 /// The segment ends when its last instruction completes.
-RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P);
+///
+/// \p CostAtIssue, when given, is asked for each memory instruction's LSU
+/// cycles at the moment it issues, in issue order, and its answer replaces
+/// the step's Lsu: the trace profiler replays the L1 in the order the
+/// scheduler reaches it (TraceProfile.h).
+RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P,
+                          MemoryIssueCoster CostAtIssue = nullptr);
 
 /// Predicts one segment: its cycles and their breakdown.
 Prediction predictSegment(const SegmentProfile &S, const ModelParams &P);

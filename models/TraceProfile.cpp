@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <deque>
 #include <optional>
@@ -213,7 +214,7 @@ struct TraceProfiler::MemRecord {
   unsigned Window = 0;              ///< the warp's window in its segment
   unsigned Step = 0;                ///< the warp's round in its segment
   /// The warp's previous instruction in the segment was a memory
-  /// instruction too: the rtl serves the two back to back (finishBlock).
+  /// instruction too: replayRoundRobin serves the two back to back.
   bool FollowsMemory = false;
   SmallVector<uint32_t, 4> Lines;   ///< line addresses, or lane addresses (atomics)
   SmallVector<uint32_t, 4> StoreBytes;
@@ -555,7 +556,7 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
 
 /// Costs one of \p W's memory instructions of segment \p S on the LSU
 /// model, in the order finishBlock replays them, and charges the warp.
-void TraceProfiler::replayMemory(WarpState &W, size_t S, const MemRecord &R) {
+LsuCost TraceProfiler::replayMemory(WarpState &W, size_t S, const MemRecord &R) {
   LsuCost C;
   switch (R.K) {
   case MemRecord::Kind::Lines:
@@ -577,8 +578,46 @@ void TraceProfiler::replayMemory(WarpState &W, size_t S, const MemRecord &R) {
     WarpStep &Round = W.Steps[S][R.Step];
     Round.Lsu += C.Cycles;
     Round.Dram += C.DramChannelCycles;
-    Round.Issue += 1;
   }
+  return C;
+}
+
+void TraceProfiler::replayRoundRobin(size_t S) {
+  bool Any = true;
+  while (Any) {
+    Any = false;
+    for (auto &W : Warps) {
+      std::deque<MemRecord> *Queue =
+          W && S < W->Memory.size() && !W->Memory[S].empty() ? &W->Memory[S] : nullptr;
+      if (!Queue)
+        continue;
+      Any = true;
+      do {
+        MemRecord R = std::move(Queue->front());
+        Queue->pop_front();
+        replayMemory(*W, S, R);
+      } while (!Queue->empty() && Queue->front().FollowsMemory);
+    }
+  }
+}
+
+void TraceProfiler::replayInIssueOrder(size_t S) {
+  std::vector<WarpState *> Live;
+  std::vector<std::vector<WarpStep>> Rounds;
+  for (auto &W : Warps)
+    if (W && S < W->Segments.size()) {
+      Live.push_back(W.get());
+      Rounds.push_back(W->Steps[S]); // memory costs still 0: filled as they issue
+    }
+  roundsCycles(Rounds, ModelParams::forConfig(Config), [&](size_t I, size_t Step) {
+    WarpState &W = *Live[I];
+    // Every memory round has its record, queued in program order.
+    assert(!W.Memory[S].empty() && W.Memory[S].front().Step == Step);
+    (void)Step;
+    MemRecord R = std::move(W.Memory[S].front());
+    W.Memory[S].pop_front();
+    return replayMemory(W, S, R).Cycles;
+  });
 }
 
 void TraceProfiler::finishBlock() {
@@ -597,32 +636,22 @@ void TraceProfiler::finishBlock() {
   B.Barriers = unsigned(NumSegments - 1);
   LsuModel->startBlock();
   for (size_t S = 0; S < NumSegments; ++S) {
-    // Replay the segment's memory instructions round-robin across warps,
-    // a warp's run of back-to-back memory instructions together: the rtl
-    // lets a warp whose next instruction is another memory instruction
-    // issue it as soon as the last one is done, before any other warp gets
-    // the LSU (roundsCycles issues them so). The order decides which
-    // instruction of two warps sharing a line takes the miss: one
-    // instruction's misses overlap, two instructions' do not (before
-    // 2026-12-01, thread-per-row SpMV's rowPtr[row] and rowPtr[row + 1]
-    // went warp by warp, and the second load found the next warp's line
-    // already filled, 104 cycles a warp too few; docs/NOTES.md).
-    bool Any = true;
-    while (Any) {
-      Any = false;
-      for (auto &W : Warps) {
-        std::deque<MemRecord> *Queue =
-            W && S < W->Memory.size() && !W->Memory[S].empty() ? &W->Memory[S] : nullptr;
-        if (!Queue)
-          continue;
-        Any = true;
-        do {
-          MemRecord R = std::move(Queue->front());
-          Queue->pop_front();
-          replayMemory(*W, S, R);
-        } while (!Queue->empty() && Queue->front().FollowsMemory);
-      }
-    }
+    // The order the memory instructions meet the L1 decides which of two
+    // warps sharing a line takes the miss (one instruction's misses
+    // overlap, two instructions' do not) and whether a line survives until
+    // its warp comes back for it. With rounds, they are replayed in the
+    // order the model's scheduler issues them (roundsCycles under the
+    // configuration's policy, each cost known as it issues): on spmv_merge
+    // the L1 hits are then the rtl's under rr (789, where the fixed order
+    // below gave 2,020 once it was tried with rounds) and within 2% under
+    // gto, where a warp runs ahead and finds its own lines again (the
+    // fixed order: 789 against the rtl's 6,793, and a prediction 75%
+    // over). Without rounds: round-robin across warps, a warp's
+    // back-to-back memory instructions together.
+    if (CollectRounds)
+      replayInIssueOrder(S);
+    else
+      replayRoundRobin(S);
     SegmentProfile &Seg = B.Segments[S];
     for (auto &W : Warps) {
       if (!W || S >= W->Segments.size())

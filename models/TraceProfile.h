@@ -23,9 +23,11 @@
 //     (occupancy, latency, outstanding limit), or bank-conflict rounds for
 //     shared memory, lane-serial atomics, shuffles. The iss runs a warp
 //     until a barrier while the RTL interleaves warps, so a block's memory
-//     instructions are replayed round-robin across its warps, segment by
-//     segment, before they meet the L1; a warp's back-to-back memory
-//     instructions go together, as the rtl serves them.
+//     instructions are replayed segment by segment before they meet the
+//     L1: with rounds (CollectRounds), in the order roundsCycles issues
+//     them under the configuration's scheduler policy; without (the
+//     windows costing), round-robin across warps, a warp's back-to-back
+//     memory instructions together, the order the windows were fitted on.
 //   * Each warp's demands are kept per barrier segment, per window of
 //     WindowInstructions and, when asked (CollectRounds), per round
 //     (WarpStep: the compute up to and including each memory instruction)
@@ -168,7 +170,14 @@ private:
   struct WarpState;
   void startLaunch(llvm::StringRef Line);
   void finishBlock();
-  void replayMemory(WarpState &W, size_t Segment, const MemRecord &R);
+  LsuCost replayMemory(WarpState &W, size_t Segment, const MemRecord &R);
+  /// Costs segment \p Segment's memory instructions round-robin across the
+  /// block's warps, a warp's back-to-back ones together.
+  void replayRoundRobin(size_t Segment);
+  /// Costs them in the order roundsCycles issues them (needs rounds), with
+  /// the default model constants and the configuration's scheduler (a
+  /// `tandem report --fit` refits the costing, not this order).
+  void replayInIssueOrder(size_t Segment);
   void instruction(llvm::StringRef Line);
 
   AcceleratorConfig Config;

@@ -205,9 +205,8 @@ TEST(SimtModelRounds, AMemoryIssueMovesTheRoundRobinPointer) {
   // 13): done at 17. Had the memory issues left the pointer alone, warps 1
   // and 2 would alternate and warp 1 would be done at 13 (stencil5: the
   // warps just after the LSU's warp leave their address arithmetic first).
-  WarpStep Load = round(0, 3);
-  Load.Issue = 1;
-  std::vector<std::vector<WarpStep>> Warps = {{Load, Load, Load}, {round(2, 0)}, {round(2, 0)}};
+  std::vector<std::vector<WarpStep>> Warps = {
+      {round(0, 4), round(0, 4), round(0, 4)}, {round(2, 0)}, {round(2, 0)}};
   RoundsResult R = roundsCycles(Warps, inRounds());
   ASSERT_EQ(R.WarpEnd.size(), 3u);
   EXPECT_DOUBLE_EQ(R.WarpEnd[0], 12);
@@ -216,27 +215,93 @@ TEST(SimtModelRounds, AMemoryIssueMovesTheRoundRobinPointer) {
   EXPECT_DOUBLE_EQ(R.Cycles, 17);
 }
 
-TEST(SimtModelRounds, BackToBackLoadsKeepTheLsu) {
-  // Warp 0 has two 10-cycle loads in a row, warp 1 one. Warp 0 issues its
-  // second as soon as its first is done (10), before warp 1, which the
-  // round-robin order would pick: warp 0 done at 20, warp 1 at 30 (the
-  // rtl's stencil5 and transpose issue their runs of loads so).
+TEST(SimtModelRounds, ASecondLoadWaitsForTheWarpsNextInTheRing) {
+  // Warp 0 has two 10-cycle loads in a row, warp 1 one. Nothing issues
+  // while warp 0's first load runs, so the pointer still names warp 0 when
+  // both are ready at 10, and warp 1, next in the ring, gets the LSU: warp
+  // 1 done at 20, warp 0 at 30 (spmv_merge's parameter loads on the rtl:
+  // 0 1 2 3 0 1 2 3, not 0 0 1 1).
   std::vector<std::vector<WarpStep>> Warps = {{round(0, 10), round(0, 10)}, {round(0, 10)}};
+  RoundsResult R = roundsCycles(Warps, inRounds());
+  EXPECT_DOUBLE_EQ(R.WarpEnd[0], 30);
+  EXPECT_DOUBLE_EQ(R.WarpEnd[1], 20);
+}
+
+TEST(SimtModelRounds, AnIssueInBetweenLetsTheLoadingWarpKeepTheLsu) {
+  // The same, with warp 2 issuing one instruction at 1: the pointer then
+  // names warp 2, the first ready warp after it is warp 0, whose second
+  // load goes at 10 (done at 20) before warp 1's (done at 30); spmv_merge's
+  // back-to-back parameter loads on the rtl when another warp computed
+  // during the first.
+  std::vector<std::vector<WarpStep>> Warps = {
+      {round(0, 10), round(0, 10)}, {round(0, 10)}, {round(1, 0)}};
   RoundsResult R = roundsCycles(Warps, inRounds());
   EXPECT_DOUBLE_EQ(R.WarpEnd[0], 20);
   EXPECT_DOUBLE_EQ(R.WarpEnd[1], 30);
+  EXPECT_DOUBLE_EQ(R.WarpEnd[2], 5);
 }
 
-TEST(SimtModelRounds, TheLsuIsFreeAtWriteBackItsWarpACycleLater) {
-  // Two warps, one 10-cycle load each with its commit-to-next-issue cycle:
-  // warp 1's load starts when warp 0's has written back (10), not a cycle
-  // later; each warp is done a cycle after its load (the rtl's loads from
-  // different warps are 11 cycles apart, a param load being 11).
-  WarpStep Load = round(0, 10);
-  Load.Issue = 1;
-  RoundsResult R = roundsCycles({{Load}, {Load}}, inRounds());
+TEST(SimtModelRounds, AWarpIssuesAgainWhenTheLsuIsFree) {
+  // Two warps, one 11-cycle parameter load each (LsuCostModel's cost runs
+  // to the next issue): warp 1's load goes when warp 0's is done, 11 cycles
+  // later, as the rtl's parameter loads follow each other.
+  RoundsResult R = roundsCycles({{round(0, 11)}, {round(0, 11)}}, inRounds());
   EXPECT_DOUBLE_EQ(R.WarpEnd[0], 11);
-  EXPECT_DOUBLE_EQ(R.WarpEnd[1], 21);
+  EXPECT_DOUBLE_EQ(R.WarpEnd[1], 22);
+}
+
+TEST(SimtModelRounds, GtoKeepsIssuingFromTheLastWarpWhileItIsReady) {
+  // Two warps of three 4-cycle instructions. Round-robin alternates them
+  // (warp 0 at 0, 8, 16: done at 20; warp 1 at 24). Under gto the last
+  // issuer keeps the datapath while it is ready; the last-issuer register
+  // starts at the core's last slot, so in a block that fills the core
+  // (CoreWarps 2) warp 1 runs first (done at 12), warp 0 after it (24).
+  std::vector<std::vector<WarpStep>> Warps = {{round(3, 0)}, {round(3, 0)}};
+  RoundsResult Rr = roundsCycles(Warps, inRounds());
+  EXPECT_DOUBLE_EQ(Rr.WarpEnd[0], 20);
+  EXPECT_DOUBLE_EQ(Rr.WarpEnd[1], 24);
+  ModelParams Gto = inRounds();
+  Gto.Scheduler = tandem::WarpScheduler::GreedyThenOldest;
+  Gto.CoreWarps = 2;
+  RoundsResult G = roundsCycles(Warps, Gto);
+  EXPECT_DOUBLE_EQ(G.WarpEnd[0], 24);
+  EXPECT_DOUBLE_EQ(G.WarpEnd[1], 12);
+  // A block that leaves slots free: the oldest warp, 0, goes first.
+  Gto.CoreWarps = 8;
+  G = roundsCycles(Warps, Gto);
+  EXPECT_DOUBLE_EQ(G.WarpEnd[0], 12);
+  EXPECT_DOUBLE_EQ(G.WarpEnd[1], 24);
+}
+
+TEST(SimtModelRounds, GtoLetsTheLastIssuerGoBeforeTheWaitingWarps) {
+  // Three warps, each a 10-cycle load, then one 4-cycle instruction. Both
+  // policies load warp 0 at 0. At 10 warp 0 (ready to compute) and warp 1
+  // (waiting at the LSU) are both ready. Round-robin picks warp 1, next
+  // in the ring (load 10-20), and warp 0 computes at 11: done at 15, warp
+  // 1 at 24, warp 2 (load 21-31) at 35. gto keeps the last issuer, warp 0
+  // (computes at 10: done at 14), then loads the oldest waiting warp, 1
+  // (11-21, done at 25), then warp 2 (22-32, done at 36).
+  std::vector<std::vector<WarpStep>> Warps(3, {round(0, 10), round(1, 0)});
+  RoundsResult Rr = roundsCycles(Warps, inRounds());
+  EXPECT_EQ(Rr.WarpEnd, (std::vector<double>{15, 24, 35}));
+  ModelParams Gto = inRounds();
+  Gto.Scheduler = tandem::WarpScheduler::GreedyThenOldest;
+  RoundsResult G = roundsCycles(Warps, Gto);
+  EXPECT_EQ(G.WarpEnd, (std::vector<double>{14, 25, 36}));
+}
+
+TEST(SimtModelRounds, CostsMemoryAtIssueInIssueOrder) {
+  // With a coster, each load's cycles are asked for as it issues, in the
+  // order the scheduler reaches them, and replace the step's Lsu.
+  std::vector<std::vector<WarpStep>> Warps = {{round(0, 1), round(0, 1)}, {round(0, 1)}};
+  std::vector<std::pair<size_t, size_t>> Asked;
+  RoundsResult R = roundsCycles(Warps, inRounds(), [&](size_t Warp, size_t Step) {
+    Asked.push_back({Warp, Step});
+    return 10.0;
+  });
+  // As ASecondLoadWaitsForTheWarpsNextInTheRing: warp 0, warp 1, warp 0.
+  EXPECT_EQ(Asked, (std::vector<std::pair<size_t, size_t>>{{0, 0}, {1, 0}, {0, 1}}));
+  EXPECT_DOUBLE_EQ(R.Cycles, 30);
 }
 
 TEST(SimtModelRounds, ABarrierRestartsEveryWarpTogether) {

@@ -248,8 +248,8 @@ constexpr const char *OneWarpTrace =
 
 TEST(TraceProfiler, CutsEachWarpIntoRoundsAtItsMemoryInstructions) {
   // One warp: an add, a load that misses, two adds. Its rounds: the add and
-  // the load (4 datapath cycles, the miss's 116 LSU cycles and its issue
-  // cycle), then the two adds (8 cycles, no memory).
+  // the load (4 datapath cycles, the miss's 113 LSU cycles, issue to next
+  // issue), then the two adds (8 cycles, no memory).
   TraceProfiler T(config(), nullptr, /*CollectRounds=*/true);
   T << OneWarpTrace;
   T.finish();
@@ -261,7 +261,6 @@ TEST(TraceProfiler, CutsEachWarpIntoRoundsAtItsMemoryInstructions) {
   EXPECT_DOUBLE_EQ(S.Steps[0][0].Datapath, 4);
   EXPECT_TRUE(S.Steps[0][0].HasMemory);
   EXPECT_DOUBLE_EQ(S.Steps[0][0].Lsu, 113);
-  EXPECT_DOUBLE_EQ(S.Steps[0][0].Issue, 1);
   EXPECT_DOUBLE_EQ(S.Steps[0][1].Datapath, 8);
   EXPECT_FALSE(S.Steps[0][1].HasMemory);
   EXPECT_DOUBLE_EQ(S.Steps[0][1].Lsu, 0);
@@ -302,9 +301,11 @@ namespace {
 /// lines (warp 0 lines 0 and 1, warp 1 lines 2 and 3) and then three (its
 /// own two and the next warp's first: rowPtr[row] then rowPtr[row + 1] in
 /// thread-per-row SpMV), with \p Between (an instruction, or nothing)
-/// between a warp's two loads.
-std::vector<double> twoLoadLsuCycles(const std::string &Between) {
-  TraceProfiler T(config());
+/// between a warp's two loads, profiled under \p C, with or without rounds.
+std::vector<double> twoLoadLsuCycles(const std::string &Between,
+                                     const AcceleratorConfig &C = config(),
+                                     bool CollectRounds = true) {
+  TraceProfiler T(C, nullptr, CollectRounds);
   T << "# launch kernel=k grid=1,1,1 block=64,1,1\n";
   const char *Addrs[2][2] = {{"00100000 00100040", "00100000 00100040 00100080"},
                              {"00100080 001000c0", "00100080 001000c0 00100100"}};
@@ -326,14 +327,25 @@ std::vector<double> twoLoadLsuCycles(const std::string &Between) {
 
 } // namespace
 
-TEST(TraceProfiler, ReplaysAWarpsBackToBackMemoryInstructionsTogether) {
-  // Back to back (the rtl serves the warp's second load before the other
-  // warp's first): warp 0's second load misses the next warp's line (115),
-  // warp 1's first finds it filled (114: one miss). Round-robin replay would
-  // give warp 0's second load three hits (11) and warp 1's first two
-  // misses (117), 103 cycles too few in all.
-  EXPECT_EQ(twoLoadLsuCycles(""), (std::vector<double>{117 + 115, 114 + 115}));
-  // With an instruction between, other warps' loads may come first: the
-  // replay stays round-robin.
-  EXPECT_EQ(twoLoadLsuCycles("add r5, r2, r3"), (std::vector<double>{117 + 11, 117 + 115}));
+TEST(TraceProfiler, ReplaysTheL1InTheOrderTheSchedulerIssues) {
+  // Round-robin: when warp 0's first load is done (117 cycles, two
+  // misses), warp 1's first is also waiting, and the pointer still names
+  // warp 0, so warp 1 loads first (117) and warp 0's second finds its three
+  // lines filled (11); warp 1's second misses line 4 (115).
+  const std::vector<double> Rr = {117 + 11, 117 + 115};
+  EXPECT_EQ(twoLoadLsuCycles(""), Rr);
+  // An instruction between a warp's loads changes nothing here: warp 1's
+  // first load is still ahead of warp 0's second.
+  EXPECT_EQ(twoLoadLsuCycles("add r5, r2, r3"), Rr);
+  // gto: warp 0, the last issuer, is ready for its second load when the
+  // first is done and keeps going; its second load now misses warp 1's
+  // first line (115), which warp 1's first load then finds (114: one miss).
+  AcceleratorConfig Gto = config();
+  Gto.Scheduler = WarpScheduler::GreedyThenOldest;
+  const std::vector<double> Greedy = {117 + 115, 114 + 115};
+  EXPECT_EQ(twoLoadLsuCycles("", Gto), Greedy);
+  // Without rounds there is no issue order: round-robin across warps, a
+  // warp's back-to-back loads together, whatever the policy.
+  EXPECT_EQ(twoLoadLsuCycles("", config(), /*CollectRounds=*/false), Greedy);
+  EXPECT_EQ(twoLoadLsuCycles("", Gto, /*CollectRounds=*/false), Greedy);
 }

@@ -67,6 +67,17 @@ TEST(RuntimeTest, OpensIssAndRtlAndNamesTheDeviceNotBuiltYet) {
   EXPECT_EQ(knownDevices()[2], "gpu");
 }
 
+TEST(RuntimeTest, RtlRefusesSeveralCoresItDoesNotSimulate) {
+  DeviceOptions O;
+  O.Config.Name = "quad";
+  O.Config.Cores = 4;
+  EXPECT_EQ(errorOf(openDevice("rtl", O)),
+            "cannot open device 'rtl': configuration 'quad' asks for 4 cores; the rtl "
+            "simulates one core (several cores are not built yet, docs/RTL.md)");
+  // The iss is functional: the core count changes nothing it computes.
+  EXPECT_EQ(errorOf(openDevice("iss", O)), "<success>");
+}
+
 TEST(RuntimeTest, RejectsUnusableMemorySizes) {
   DeviceOptions O;
   O.MemoryBytes = 0;

@@ -935,6 +935,7 @@ int reportCommand(int Argc, char **Argv) {
   R.Command = O.Command;
   R.ConfigName = Config->Name;
   ModelSetup Model{*Config, std::nullopt};
+  R.Params = ModelParams::forConfig(*Config);
   if (O.ModelRounds)
     R.Params.CostInRounds = Model.Rounds = *O.ModelRounds;
   {
