@@ -18,7 +18,7 @@
 //    and constant operands, such as a shuffle's width, are constants);
 //  - no switch, no vector values (scalarized), no memcpy/memset/memmove
 //    intrinsics (expanded to loops), no llvm.is.fpclass (integer tests),
-//    one return block;
+//    no i32/i64 sdiv by a power of two (shifts), one return block;
 //  - simt only: no i64 division or i64<->float conversion (expanded into
 //    32-bit operations and a loop), no atomicrmw the ISA lacks (and, or,
 //    xor, nand, fsub, fmin, fmax: compare-and-swap loops), no f64,
@@ -91,6 +91,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 
 using namespace llvm;
 
@@ -509,6 +510,53 @@ struct LowerIsFpClassPass : PassInfoMixin<LowerIsFpClassPass> {
       Changed = true;
     }
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
+// ---- both targets: signed division by a power of two ----------------------
+
+/// `sdiv x, 2^k` (i32, i64; 1 <= k < width - 1) as LLVM's DAG combiner
+/// writes it: add 2^k - 1 to a negative x (its sign bits shifted down) and
+/// shift arithmetically, which rounds toward zero as sdiv does; `sdiv
+/// exact` is the shift alone. Why: simt's div takes 34 cycles on the SFU
+/// (and i64 would be ExpandDivision64's loop), and ptxas keeps `div.s32 x,
+/// 2` as a division (softmax_rows' expf: 344 SASS instructions with it,
+/// 304 with the shifts). InstCombine leaves sdiv for its own canonical
+/// form, so this runs after optimization. (Until 2026-12-01 each selector
+/// wrote these shifts itself.)
+struct ExpandSignedDivByPowerOf2Pass : PassInfoMixin<ExpandSignedDivByPowerOf2Pass> {
+  static std::optional<unsigned> shiftOf(const BinaryOperator &I) {
+    auto *C = dyn_cast<ConstantInt>(I.getOperand(1));
+    if (I.getOpcode() != Instruction::SDiv || !C ||
+        !(I.getType()->isIntegerTy(32) || I.getType()->isIntegerTy(64)))
+      return std::nullopt;
+    const APInt &D = C->getValue();
+    if (!D.isPowerOf2() || D.isOne() || D.isMinSignedValue())
+      return std::nullopt;
+    return D.logBase2();
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<BinaryOperator *, 4> Work;
+    for (Instruction &I : instructions(F))
+      if (auto *BO = dyn_cast<BinaryOperator>(&I); BO && shiftOf(*BO))
+        Work.push_back(BO);
+    for (BinaryOperator *BO : Work) {
+      unsigned K = *shiftOf(*BO), Bits = BO->getType()->getIntegerBitWidth();
+      IRBuilder<> B(BO); // at the division, with its debug location
+      Value *X = BO->getOperand(0), *Q;
+      if (BO->isExact()) {
+        Q = B.CreateAShr(X, K, "", /*isExact=*/true);
+      } else {
+        Value *Sign = K == 1 ? X : B.CreateAShr(X, K - 1);
+        Value *Bias = B.CreateLShr(Sign, Bits - K); // 2^k - 1 if x < 0, else 0
+        Q = B.CreateAShr(B.CreateAdd(X, Bias), K);
+      }
+      Q->takeName(BO);
+      BO->replaceAllUsesWith(Q);
+      BO->eraseFromParent();
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
   }
 };
 
@@ -1101,6 +1149,7 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   Scalarize.ScalarizeLoadStore = true;
   FPM.addPass(ScalarizerPass(Scalarize));
   FPM.addPass(LowerSwitchPass());
+  FPM.addPass(ExpandSignedDivByPowerOf2Pass()); // before ExpandDivision64
   if (Target == PrepTarget::Simt) {
     FPM.addPass(ExpandAtomicsPass());
     FPM.addPass(ExpandDivision64Pass());

@@ -42,29 +42,8 @@ static Error patternOrFail(Selector &S, Instruction &I, StringRef IRName, ArrayR
 // right shifts and division read the whole register; every shift amount is
 // zero-extended (garbage above it would make a small count look >= 32).
 
-/// `sdiv x, 2^k` with 1 <= k <= 30: what the shifts below replace.
-static std::optional<unsigned> signedDivPowerOf2(const BinaryOperator &I) {
-  auto *C = dyn_cast<ConstantInt>(I.getOperand(1));
-  if (I.getOpcode() != Instruction::SDiv || !C || !I.getType()->isIntegerTy(32) ||
-      !C->getValue().isPowerOf2() || C->getValue().isOne() || C->getValue().isMinSignedValue())
-    return std::nullopt;
-  return C->getValue().logBase2();
-}
-
 Error Selector::selectBinary(BinaryOperator &I) {
   unsigned Bits = bitsOf(I.getType());
-  if (std::optional<unsigned> K = signedDivPowerOf2(I)) {
-    // div takes 34 cycles on the SFU; as LLVM's DAG combiner does, add
-    // 2^k - 1 to a negative x (its sign bits shifted down) and shift
-    // arithmetically, which rounds toward zero as sdiv does.
-    Expected<Reg> X = regOf(I.getOperand(0));
-    if (!X)
-      return X.takeError();
-    Reg Sign = *K == 1 ? *X : emitRI(Opcode::SRAI, Opcode::SRA, *X, *K - 1);
-    Reg Bias = emitRI(Opcode::SHRI, Opcode::SHR, Sign, 32 - *K);
-    emitRI(Opcode::SRAI, Opcode::SRA, result(&I), emitRR(Opcode::ADD, *X, Bias), *K);
-    return Error::success();
-  }
   Ext A = Ext::Any, B = Ext::Any;
   switch (I.getOpcode()) {
   case Instruction::Shl:

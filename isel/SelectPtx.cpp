@@ -759,10 +759,7 @@ private:
       return selectShift(cast<BinaryOperator>(I));
     case Instruction::FAdd:
       return selectFAdd(cast<BinaryOperator>(I));
-    case Instruction::SDiv:
-      if (isSignedDivByPowerOf2(cast<BinaryOperator>(I)))
-        return selectSDivByPowerOf2(cast<BinaryOperator>(I));
-      return byPattern(I, I.getOpcodeName(), argsOf({I.getOperand(0), I.getOperand(1)}));
+    case Instruction::SDiv: // by a power of two: shifts since Prepare
     case Instruction::Add:
     case Instruction::Sub:
     case Instruction::Mul:
@@ -923,48 +920,14 @@ private:
     }
   }
 
-  /// `sdiv x, 2^k` (k >= 1) at 32 or 64 bits. ptxas keeps `div.s32 x, 2`
-  /// as a division (softmax_rows' expf: 344 SASS instructions with it, 304
-  /// with the shifts), so the selector writes what LLVM's DAG combiner does:
-  /// add 2^k - 1 to a negative x (the sign bits shifted down), then shift
-  /// arithmetically, which rounds toward zero as sdiv does.
-  static bool isSignedDivByPowerOf2(BinaryOperator &I) {
-    auto *C = dyn_cast<ConstantInt>(I.getOperand(1));
-    unsigned Bits = I.getType()->getIntegerBitWidth();
-    return I.getOpcode() == Instruction::SDiv && C && (Bits == 32 || Bits == 64) && C->getValue().isPowerOf2() &&
-           !C->getValue().isOne() && !C->getValue().isMinSignedValue();
-  }
-
-  Error selectSDivByPowerOf2(BinaryOperator &I) {
-    bool Wide = I.getType()->isIntegerTy(64);
-    unsigned Bits = Wide ? 64 : 32;
-    unsigned K = cast<ConstantInt>(I.getOperand(1))->getValue().logBase2();
-    Expected<Reg> X = regOf(I.getOperand(0));
-    if (!X)
-      return X.takeError();
-    RegClass C = Wide ? RegClass::B64 : RegClass::B32;
-    auto Shift = [&](Opcode Op32, Opcode Op64, Reg Src, unsigned By) {
-      Reg D = newReg(C);
-      emit(Wide ? Op64 : Op32, {Operand::def(D), Operand::use(Src), Operand::imm(By)});
-      return D;
-    };
-    Reg Sign = K == 1 ? *X : Shift(Opcode::SRA_32, Opcode::SRA_64, *X, K - 1);
-    Reg Bias = Shift(Opcode::SRL_32, Opcode::SRL_64, Sign, Bits - K); // 2^k - 1 if x < 0
-    Reg Biased = newReg(C);
-    emit(Wide ? Opcode::ADD_64 : Opcode::ADD_32,
-         {Operand::def(Biased), Operand::use(*X), Operand::use(Bias)});
-    emit(Wide ? Opcode::SRA_64 : Opcode::SRA_32,
-         {Operand::def(result(&I)), Operand::use(Biased), Operand::imm(K)});
-    return Error::success();
-  }
-
   /// PTX shifts take a .u32 amount at both widths; a 64-bit amount is
   /// truncated (amounts >= 64 are poison in IR, so any result is right).
   Error selectShift(BinaryOperator &I) {
     PatArg Amount{I.getOperand(1)};
     if (I.getType()->isIntegerTy(64)) {
       if (auto *C = dyn_cast<ConstantInt>(I.getOperand(1))) {
-        Amount = {nullptr, materialize(C->getZExtValue() & 63, RegClass::B32), RegClass::B32};
+        // An immediate amount, as a 32-bit constant (the .u32 operand).
+        Amount = {ConstantInt::get(Type::getInt32Ty(I.getContext()), C->getZExtValue() & 63)};
       } else {
         Expected<Reg> Wide = regOf(I.getOperand(1));
         if (!Wide)

@@ -430,6 +430,56 @@ __global__ void k(unsigned long long *o, unsigned long long *a, unsigned long lo
   }
 }
 
+TEST(Prepare, SignedDivisionByAPowerOfTwoIsShiftsThatRoundTowardZero) {
+  // No sdiv by 2^k is left for either target; on the iss the shifts give
+  // C's quotients (rounded toward zero) on every edge value, at 32 and 64
+  // bits, for small and large k, and `exact` divisions are plain shifts.
+  for (isel::PrepTarget T : {isel::PrepTarget::Simt, isel::PrepTarget::Ptx}) {
+    isel::PrepareOptions Opts;
+    Opts.Target = T;
+    auto P = prepare(R"(
+__global__ void k(long long *o, long long *a, int *b) {
+  int i = threadIdx.x;
+  o[i] = a[i] / 8 + b[i] / 2 + b[i] / (1 << 30);
+})", 2, Opts);
+    ASSERT_EQ(P->Error, "");
+    for (Instruction &I : instructions(onlyKernel(*P)))
+      EXPECT_NE(I.getOpcode(), Instruction::SDiv) << printed(I);
+  }
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  struct Case {
+    const char *Expr;
+    uint64_t (*Ref)(uint64_t);
+  };
+  const Case Cases[] = {
+      {"(int)a[i] / 2", [](uint64_t X) { return uint64_t(int64_t(int32_t(X) / 2)); }},
+      {"(int)a[i] / 16", [](uint64_t X) { return uint64_t(int64_t(int32_t(X) / 16)); }},
+      {"(int)a[i] / (1 << 30)",
+       [](uint64_t X) { return uint64_t(int64_t(int32_t(X) / (1 << 30))); }},
+      {"a[i] / 2", [](uint64_t X) { return uint64_t(int64_t(X) / 2); }},
+      {"a[i] / 1024", [](uint64_t X) { return uint64_t(int64_t(X) / 1024); }},
+      {"a[i] / (1ll << 40)", [](uint64_t X) { return uint64_t(int64_t(X) / (1ll << 40)); }},
+      {"a[i] / (1ll << 62)", [](uint64_t X) { return uint64_t(int64_t(X) / (1ll << 62)); }},
+      // A multiple of 8 divided by 8: InstCombine marks it exact.
+      {"(a[i] << 3) / 8", [](uint64_t X) { return uint64_t(int64_t(X << 3) / 8); }},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Expr);
+    std::string Source = std::string("__global__ void k(long long *o, long long *a, long long *b, "
+                                     "int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                     "  if (i < n) o[i] = ") +
+                         C.Expr + ";\n}\n";
+    std::vector<uint64_t> Out = runOnIss(Source, A, B);
+    ASSERT_EQ(Out.size(), A.size());
+    unsigned Wrong = 0;
+    for (size_t K = 0; K < A.size(); ++K)
+      if (Out[K] != C.Ref(A[K]) && ++Wrong <= 5)
+        ADD_FAILURE() << std::hex << A[K] << ": got " << Out[K] << ", want " << C.Ref(A[K]);
+    EXPECT_EQ(Wrong, 0u);
+  }
+}
+
 float floatOf(uint64_t Bits) {
   uint32_t W = uint32_t(Bits);
   float F;
