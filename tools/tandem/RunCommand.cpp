@@ -4,7 +4,7 @@
 //              --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //              [--shared BYTES] [--device iss|rtl|gpu] [--config CFG.json] [--trace]
 //              [--arg SPEC]... [--seed N] [--dump N] [--step-limit N]
-//              [-O0..-O3] [--json]
+//              [-O0..-O3] [--json] [--predict]   (--predict: iss, rtl)
 //              [--vcd FILE] [--timeline FILE.json]   (rtl only)
 //              [--scheduler rr|gto]   (overrides the configuration's)
 //
@@ -12,7 +12,8 @@
 // --arg specs describe (generated, or read from .npy files), launches the
 // kernel, writes the out:/inout: buffers back to .npy files, and prints the
 // counters as a table (or, with --json, one JSON object) and, with --dump
-// N, the first N elements of every buffer. Every argument is validated
+// N, the first N elements of every buffer. --predict adds the simt model's
+// prediction of the same launch, from a traced iss run of it. Every argument is validated
 // before anything runs; output files are written only after a successful
 // launch, so a faulted kernel leaves them untouched. Errors exit non-zero
 // with a message that names the offending option and the fix. Exit status:
@@ -25,6 +26,8 @@
 
 #include "Assembler.h"
 #include "GpuDevice.h"
+#include "SimtModel.h"
+#include "TraceProfile.h"
 #include "compiler/Compiler.h"
 #include "tandem/Config.h"
 #include "tandem/KernelImage.h"
@@ -114,6 +117,11 @@ void printRunHelp(raw_ostream &OS) {
         "no limit)\n"
         "  --trace            print one line per warp instruction "
         "(docs/Trace.md)\n"
+        "  --predict          also predict the launch with the simt model (iss and rtl): "
+        "its cycles,\n"
+        "                     bound and breakdown from a traced iss run of the same "
+        "launch, and on\n"
+        "                     rtl the error against the measured cycles (docs/Report.md)\n"
         "  --vcd FILE         rtl only: write a VCD waveform of the core's "
         "signals (docs/RTL.md)\n"
         "  --fst FILE         not supported: the model is built for VCD; "
@@ -174,6 +182,7 @@ struct Options {
   std::string ConfigPath;
   std::optional<WarpScheduler> Scheduler; ///< overrides the configuration's
   bool Trace = false;
+  bool Predict = false; ///< --predict: the simt model's prediction too
   std::string WaveformPath, TimelinePath;
   uint64_t Seed = 1;
   uint64_t Dump = 0;
@@ -401,6 +410,8 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       O.Trace = true;
     } else if (Name == "--json" && !HasInline) {
       O.Json = true;
+    } else if (Name == "--predict" && !HasInline) {
+      O.Predict = true;
     } else if (Arg.starts_with("-O") && !Arg.starts_with("--")) {
       StringRef Level = Arg.drop_front(2);
       if (Level.size() != 1 || Level[0] < '0' || Level[0] > '3')
@@ -477,6 +488,9 @@ int parseOptions(int Argc, char **Argv, Options &O) {
   if (O.Input.empty())
     return usageError("no input file (a .img kernel image, a .s assembly file, "
                       "or a .cu/.ll/.bc source)");
+  if (O.Predict && O.Device == "gpu")
+    return usageError("--predict: the simt model predicts iss and rtl runs; the gpu "
+                      "model's rows come from `tandem report --device gpu` (docs/Report.md)");
   // The table and the JSON object share stdout; the trace and the dump
   // would break the JSON.
   if (O.Json && (O.Trace || O.Dump))
@@ -716,8 +730,36 @@ Error writeBackBuffers(Device &D, const std::vector<ArgSpec> &Args) {
 
 json::Array dimJson(const Dim3 &D) { return json::Array{D.X, D.Y, D.Z}; }
 
+/// The measured cycles a prediction is compared with: rtl's; none on iss.
+std::optional<uint64_t> measuredCycles(const Device &D) {
+  if (D.name() != "rtl")
+    return std::nullopt;
+  return D.counters().get("cycles");
+}
+
+double errorPct(double Predicted, uint64_t Measured) {
+  return Measured ? 100.0 * (Predicted - double(Measured)) / double(Measured) : 0.0;
+}
+
+/// The prediction's lines after the counters (`--predict`).
+void printPrediction(raw_ostream &OS, const Device &D, const models::Prediction &Pr) {
+  const models::Breakdown &B = Pr.Parts;
+  OS << formatv("model: {0:N} cycles predicted ({1:F1} us at {2:F0} MHz), bound: {3}\n",
+                uint64_t(std::llround(Pr.Cycles)), Pr.seconds(models::AssumedClockHz) * 1e6,
+                models::AssumedClockHz / 1e6, Pr.Bound);
+  OS << formatv("  compute {0:F0}, memory bandwidth {1:F0}, memory latency {2:F0}, "
+                "synchronization {3:F0}, load imbalance {4:F0}, launch {5:F0}\n",
+                B.Compute, B.MemoryBandwidth, B.MemoryLatency, B.Synchronization,
+                B.LoadImbalance, B.Launch);
+  if (std::optional<uint64_t> M = measuredCycles(D))
+    OS << formatv("  measured on rtl: {0:N} cycles; error {1}%\n", *M,
+                  format("%+.1f", errorPct(Pr.Cycles, *M)));
+  else
+    OS << "  (" << D.name() << " has no clock: run with --device rtl to compare)\n";
+}
+
 void printJson(raw_ostream &OS, const Device &D, const LaunchParams &P,
-               const CompiledInfo &Info) {
+               const CompiledInfo &Info, const std::optional<models::Prediction> &Pr) {
   json::Object Counters;
   for (const auto &[Name, V] : D.counters().Values)
     Counters[Name] = int64_t(V);
@@ -733,6 +775,22 @@ void printJson(raw_ostream &OS, const Device &D, const LaunchParams &P,
         Root["compile"] = json::Object{{"registers_used", int64_t(K.RegistersUsed)},
                                        {"spill_bytes", int64_t(K.SpillBytes)},
                                        {"instructions", int64_t(K.Instructions)}};
+  if (Pr) {
+    const models::Breakdown &B = Pr->Parts;
+    json::Object J{{"cycles", Pr->Cycles},
+                   {"seconds", Pr->seconds(models::AssumedClockHz)},
+                   {"clock_hz", models::AssumedClockHz},
+                   {"bound", Pr->Bound},
+                   {"breakdown", json::Object{{"compute", B.Compute},
+                                              {"memory_bandwidth", B.MemoryBandwidth},
+                                              {"memory_latency", B.MemoryLatency},
+                                              {"synchronization", B.Synchronization},
+                                              {"load_imbalance", B.LoadImbalance},
+                                              {"launch", B.Launch}}}};
+    if (std::optional<uint64_t> M = measuredCycles(D))
+      J["error_pct"] = errorPct(Pr->Cycles, *M);
+    Root["prediction"] = std::move(J);
+  }
   // One line, so scripts can read it (or many runs appended) line by line.
   OS << json::Value(std::move(Root)) << "\n";
 }
@@ -756,6 +814,68 @@ Error dumpBuffers(raw_ostream &OS, Device &D, const std::vector<ArgSpec> &Args,
     OS << "\n";
   }
   return Error::success();
+}
+
+/// Allocates and fills \p D's buffers for \p Args (the same bytes for the
+/// same --seed on every device) and returns the launch; each buffer's A.Ptr
+/// then names it on \p D.
+Expected<LaunchParams> setUpLaunch(Device &D, const Options &O, std::vector<ArgSpec> &Args) {
+  std::mt19937 Rng(uint32_t(O.Seed));
+  LaunchParams P;
+  P.Kernel = O.Kernel;
+  P.Grid = *O.Grid;
+  P.Block = *O.Block;
+  P.DynamicSharedBytes = O.SharedBytes;
+  for (ArgSpec &A : Args) {
+    if (!A.IsBuffer) {
+      P.Args.push_back(KernelArg::u32(A.Bits));
+      continue;
+    }
+    std::vector<uint8_t> Bytes = initialBytes(A, Rng);
+    Expected<DevicePtr> Ptr = D.alloc(Bytes.size());
+    if (!Ptr)
+      return createStringError(inconvertibleErrorCode(),
+                               "--arg " + A.Text + ": " + toString(Ptr.takeError()));
+    A.Ptr = *Ptr;
+    if (Error E = D.copyToDevice(A.Ptr, Bytes))
+      return E;
+    P.Args.push_back(KernelArg::ptr(A.Ptr));
+  }
+  return P;
+}
+
+/// The simt model's prediction of the launch (models/SimtModel.h), what
+/// `tandem report` calls iss-assisted: the same launch, with the same
+/// inputs, on a separate iss whose instruction trace TraceProfiler reads;
+/// latencies from the configuration and the generated tables (the
+/// report's `--profile none`).
+Expected<models::Prediction> predictLaunch(const Options &O, const AcceleratorConfig &C,
+                                           const KernelImage &Img) {
+  models::TraceProfiler Profiler(C, nullptr, /*CollectRounds=*/true);
+  DeviceOptions DO;
+  DO.Config = C;
+  DO.StepLimit = O.StepLimit;
+  DO.Trace = &Profiler;
+  Expected<std::unique_ptr<Device>> Iss = openDevice("iss", DO);
+  if (!Iss)
+    return Iss.takeError();
+  std::vector<ArgSpec> Args = O.Args; // their Ptr name the iss's buffers
+  Expected<LaunchParams> P = setUpLaunch(**Iss, O, Args);
+  if (!P)
+    return P.takeError();
+  if (Error E = (*Iss)->loadImage(Img))
+    return E;
+  if (Error E = (*Iss)->launch(*P))
+    return createStringError(inconvertibleErrorCode(),
+                             "the traced iss run: " + toString(std::move(E)));
+  Profiler.finish();
+  if (Profiler.launches().size() != 1 || Profiler.malformedLines())
+    return createStringError(inconvertibleErrorCode(),
+                             "internal: the iss trace gave %zu launch profiles and %llu "
+                             "unreadable lines",
+                             Profiler.launches().size(),
+                             (unsigned long long)Profiler.malformedLines());
+  return models::predictLaunch(Profiler.launches()[0], models::ModelParams::forConfig(C));
 }
 
 } // namespace
@@ -817,45 +937,37 @@ int runCommand(int Argc, char **Argv) {
     return failure(toString(Dev.takeError()));
   Device &D = **Dev;
 
-  std::mt19937 Rng(uint32_t(O.Seed));
-  LaunchParams P;
-  P.Kernel = O.Kernel;
-  P.Grid = *O.Grid;
-  P.Block = *O.Block;
-  P.DynamicSharedBytes = O.SharedBytes;
-  for (ArgSpec &A : O.Args) {
-    if (!A.IsBuffer) {
-      P.Args.push_back(KernelArg::u32(A.Bits));
-      continue;
-    }
-    std::vector<uint8_t> Bytes = initialBytes(A, Rng);
-    Expected<DevicePtr> Ptr = D.alloc(Bytes.size());
-    if (!Ptr)
-      return failure("--arg " + A.Text + ": " + toString(Ptr.takeError()));
-    A.Ptr = *Ptr;
-    if (Error E = D.copyToDevice(A.Ptr, Bytes))
-      return failure(toString(std::move(E)));
-    P.Args.push_back(KernelArg::ptr(A.Ptr));
+  std::optional<models::Prediction> Predicted;
+  if (O.Predict) {
+    Expected<models::Prediction> Pr = predictLaunch(O, *Config, *Img);
+    if (!Pr)
+      return failure("--predict: " + toString(Pr.takeError()));
+    Predicted = *Pr;
   }
 
+  Expected<LaunchParams> P = setUpLaunch(D, O, O.Args);
+  if (!P)
+    return failure(toString(P.takeError()));
   if (Error E = Gpu ? D.loadPtx(Ptx, O.Input) : D.loadImage(*Img))
     return failure(toString(std::move(E)));
-  if (Error E = D.launch(P))
+  if (Error E = D.launch(*P))
     return failure(toString(std::move(E)));
   if (Error E = writeBackBuffers(D, O.Args))
     return failure(toString(std::move(E)));
 
   if (O.Json) {
-    printJson(outs(), D, P, Compiled);
+    printJson(outs(), D, *P, Compiled, Predicted);
     return 0;
   }
   outs() << formatv("kernel '{0}' on {1}: grid {2},{3},{4} block {5},{6},{7}",
-                    O.Kernel, D.name(), P.Grid.X, P.Grid.Y, P.Grid.Z, P.Block.X,
-                    P.Block.Y, P.Block.Z);
-  if (P.DynamicSharedBytes)
-    outs() << ", " << P.DynamicSharedBytes << " bytes dynamic shared";
+                    O.Kernel, D.name(), P->Grid.X, P->Grid.Y, P->Grid.Z, P->Block.X,
+                    P->Block.Y, P->Block.Z);
+  if (P->DynamicSharedBytes)
+    outs() << ", " << P->DynamicSharedBytes << " bytes dynamic shared";
   outs() << "\n";
   printCounters(outs(), D.counters());
+  if (Predicted)
+    printPrediction(outs(), D, *Predicted);
   if (O.Dump)
     if (Error E = dumpBuffers(outs(), D, O.Args, O.Dump))
       return failure(toString(std::move(E)));
