@@ -18,7 +18,8 @@
 //    and constant operands, such as a shuffle's width, are constants);
 //  - no switch, no vector values (scalarized), no memcpy/memset/memmove
 //    intrinsics (expanded to loops), no llvm.is.fpclass (integer tests),
-//    no i32/i64 sdiv by a power of two (shifts), one return block;
+//    no i32/i64 sdiv by a power of two (shifts), no saturating add/sub
+//    intrinsics (compares and selects), one return block;
 //  - simt only: no i64 division or i64<->float conversion (expanded into
 //    32-bit operations and a loop), no atomicrmw the ISA lacks (and, or,
 //    xor, nand, fsub, fmin, fmax: compare-and-swap loops), no f64,
@@ -555,6 +556,67 @@ struct ExpandSignedDivByPowerOf2Pass : PassInfoMixin<ExpandSignedDivByPowerOf2Pa
       Q->takeName(BO);
       BO->replaceAllUsesWith(Q);
       BO->eraseFromParent();
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
+/// llvm.{u,s}{add,sub}.sat at any integer width, as compares and selects:
+/// InstCombine makes them from C's clamping idioms (`a > b ? a - b : 0` is
+/// usub.sat), and neither target's patterns select them (PTX has add.sat
+/// for s32 only). Unsigned: the wrapped result, or the bound when it
+/// wrapped (a sum below a, a difference where a < b). Signed: the wrapped
+/// result, or when it overflowed (the operands' signs say it could and
+/// the result's sign disagrees) the bound on a's side: a >> (w-1) is 0 or
+/// -1, xor MAX is MAX or MIN.
+struct ExpandSaturatingArithmeticPass : PassInfoMixin<ExpandSaturatingArithmeticPass> {
+  static Value *expand(IRBuilder<> &B, Intrinsic::ID ID, Value *X, Value *Y) {
+    Type *T = X->getType();
+    unsigned Bits = T->getScalarSizeInBits();
+    switch (ID) {
+    case Intrinsic::uadd_sat: {
+      Value *Sum = B.CreateAdd(X, Y);
+      return B.CreateSelect(B.CreateICmpULT(Sum, X), Constant::getAllOnesValue(T), Sum);
+    }
+    case Intrinsic::usub_sat:
+      return B.CreateSelect(B.CreateICmpULT(X, Y), Constant::getNullValue(T), B.CreateSub(X, Y));
+    case Intrinsic::sadd_sat:
+    case Intrinsic::ssub_sat: {
+      bool Add = ID == Intrinsic::sadd_sat;
+      Value *R = Add ? B.CreateAdd(X, Y) : B.CreateSub(X, Y);
+      // add: x and y of one sign, r of the other; sub: x and y of different
+      // signs, r of y's.
+      Value *Overflow = Add ? B.CreateAnd(B.CreateXor(X, R), B.CreateXor(Y, R))
+                            : B.CreateAnd(B.CreateXor(X, Y), B.CreateXor(X, R));
+      Value *Bound = B.CreateXor(B.CreateAShr(X, Bits - 1),
+                                 ConstantInt::get(T, APInt::getSignedMaxValue(Bits)));
+      return B.CreateSelect(B.CreateICmpSLT(Overflow, Constant::getNullValue(T)), Bound, R);
+    }
+    default:
+      return nullptr;
+    }
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<IntrinsicInst *, 4> Work;
+    for (Instruction &I : instructions(F))
+      if (auto *II = dyn_cast<IntrinsicInst>(&I); II && II->getType()->isIntegerTy())
+        switch (II->getIntrinsicID()) {
+        case Intrinsic::uadd_sat:
+        case Intrinsic::usub_sat:
+        case Intrinsic::sadd_sat:
+        case Intrinsic::ssub_sat:
+          Work.push_back(II);
+          break;
+        default:
+          break;
+        }
+    for (IntrinsicInst *II : Work) {
+      IRBuilder<> B(II); // at the call, with its debug location
+      Value *V = expand(B, II->getIntrinsicID(), II->getArgOperand(0), II->getArgOperand(1));
+      V->takeName(II);
+      II->replaceAllUsesWith(V);
+      II->eraseFromParent();
     }
     return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
   }
@@ -1150,6 +1212,7 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   FPM.addPass(ScalarizerPass(Scalarize));
   FPM.addPass(LowerSwitchPass());
   FPM.addPass(ExpandSignedDivByPowerOf2Pass()); // before ExpandDivision64
+  FPM.addPass(ExpandSaturatingArithmeticPass());
   if (Target == PrepTarget::Simt) {
     FPM.addPass(ExpandAtomicsPass());
     FPM.addPass(ExpandDivision64Pass());

@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 using namespace llvm;
@@ -476,6 +477,112 @@ __global__ void k(long long *o, long long *a, int *b) {
     for (size_t K = 0; K < A.size(); ++K)
       if (Out[K] != C.Ref(A[K]) && ++Wrong <= 5)
         ADD_FAILURE() << std::hex << A[K] << ": got " << Out[K] << ", want " << C.Ref(A[K]);
+    EXPECT_EQ(Wrong, 0u);
+  }
+}
+
+TEST(Prepare, SaturatingArithmeticIsExpandedAndClampsAsC) {
+  // C's clamping idioms become llvm.{u,s}{add,sub}.sat in InstCombine;
+  // preparation expands them for both targets (no pattern selects them),
+  // and on the iss the expansion clamps as the C source does, at 8, 32 and
+  // 64 bits, on every edge value.
+  const char *Idioms = R"(
+__global__ void k(unsigned *o, const unsigned *a, const unsigned *b, int *s, const int *x,
+                  const int *y) {
+  int i = threadIdx.x;
+  o[i] = a[i] > b[i] ? a[i] - b[i] : 0;
+  unsigned t = a[i] + b[i];
+  o[i + 64] = t < a[i] ? 0xffffffffu : t;
+  long long w = (long long)x[i] + y[i];
+  s[i] = w > 2147483647 ? 2147483647 : w < -2147483648ll ? (int)-2147483648ll : (int)w;
+})";
+  for (isel::PrepTarget T : {isel::PrepTarget::Simt, isel::PrepTarget::Ptx}) {
+    std::string Optimized;
+    raw_string_ostream OS(Optimized);
+    isel::PrepareOptions Opts;
+    Opts.Target = T;
+    Opts.PrintAfter = {"instcombine"};
+    Opts.PrintStream = &OS;
+    auto P = prepare(Idioms, 2, Opts);
+    ASSERT_EQ(P->Error, "");
+    for (const char *Name : {"llvm.usub.sat", "llvm.uadd.sat", "llvm.sadd.sat"})
+      EXPECT_NE(Optimized.find(Name), std::string::npos) << Name << " was not formed";
+    for (Instruction &I : instructions(onlyKernel(*P))) {
+      if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+        EXPECT_EQ(II->getCalledFunction()->getName().find(".sat."), StringRef::npos)
+            << printed(I);
+      }
+    }
+  }
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  const int64_t IntMax = 2147483647, IntMin = -IntMax - 1;
+  auto Clamp32 = [&](int64_t W) { return uint64_t(W > IntMax ? IntMax : W < IntMin ? IntMin : W); };
+  struct Case {
+    const char *Intrinsic; ///< what InstCombine makes of Expr (null: no claim)
+    const char *Expr;
+    std::function<uint64_t(uint64_t, uint64_t)> Ref;
+  };
+  const Case Cases[] = {
+      {"llvm.usub.sat.i32", "({ unsigned x = (unsigned)a[i], y = (unsigned)b[i]; x > y ? x - y : 0u; })",
+       [](uint64_t X, uint64_t Y) { return uint64_t(uint32_t(X) > uint32_t(Y) ? uint32_t(X) - uint32_t(Y) : 0u); }},
+      {"llvm.uadd.sat.i32",
+       "({ unsigned t = (unsigned)a[i] + (unsigned)b[i]; t < (unsigned)a[i] ? 0xffffffffu : t; })",
+       [](uint64_t X, uint64_t Y) {
+         uint32_t T = uint32_t(X) + uint32_t(Y);
+         return uint64_t(T < uint32_t(X) ? 0xffffffffu : T);
+       }},
+      {"llvm.usub.sat.i64",
+       "(unsigned long long)a[i] > (unsigned long long)b[i] ? (unsigned long long)a[i] - "
+       "(unsigned long long)b[i] : 0ull",
+       [](uint64_t X, uint64_t Y) { return X > Y ? X - Y : 0; }},
+      // (i8: InstCombine keeps this one a compare and select at -O2.)
+      {nullptr,
+       "({ unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i]; "
+       "x > y ? (unsigned char)(x - y) : 0; })",
+       [](uint64_t X, uint64_t Y) {
+         return uint64_t(uint8_t(X) > uint8_t(Y) ? uint8_t(uint8_t(X) - uint8_t(Y)) : 0);
+       }},
+      {"llvm.sadd.sat.i32",
+       "({ int x = (int)a[i], y = (int)b[i]; long long w = (long long)x + y; "
+       "w > 2147483647 ? 2147483647 : w < -2147483648ll ? (int)-2147483648ll : (int)w; })",
+       [&](uint64_t X, uint64_t Y) {
+         return uint64_t(int64_t(int32_t(Clamp32(int64_t(int32_t(X)) + int64_t(int32_t(Y))))));
+       }},
+      {"llvm.ssub.sat.i32",
+       "({ int x = (int)a[i], y = (int)b[i]; long long w = (long long)x - y; "
+       "w > 2147483647 ? 2147483647 : w < -2147483648ll ? (int)-2147483648ll : (int)w; })",
+       [&](uint64_t X, uint64_t Y) {
+         return uint64_t(int64_t(int32_t(Clamp32(int64_t(int32_t(X)) - int64_t(int32_t(Y))))));
+       }},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Expr);
+    std::string Source = std::string("__global__ void k(long long *o, long long *a, long long *b, "
+                                     "int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                     "  if (i < n) o[i] = ") +
+                         C.Expr + ";\n}\n";
+    {
+      std::string Optimized;
+      raw_string_ostream OS(Optimized);
+      isel::PrepareOptions Opts;
+      Opts.PrintAfter = {"instcombine"};
+      Opts.PrintStream = &OS;
+      ASSERT_EQ(prepare(Source, 2, Opts)->Error, "");
+      if (C.Intrinsic) {
+        EXPECT_NE(Optimized.find(C.Intrinsic), std::string::npos)
+            << C.Intrinsic << " was not formed";
+      }
+    }
+    std::vector<uint64_t> Out = runOnIss(Source, A, B);
+    ASSERT_EQ(Out.size(), A.size());
+    unsigned Wrong = 0;
+    for (size_t K = 0; K < A.size(); ++K) {
+      uint64_t Want = C.Ref(A[K], B[K]);
+      if (Out[K] != Want && ++Wrong <= 5)
+        ADD_FAILURE() << std::hex << A[K] << ", " << B[K] << ": got " << Out[K] << ", want "
+                      << Want;
+    }
     EXPECT_EQ(Wrong, 0u);
   }
 }
