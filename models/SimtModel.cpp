@@ -189,7 +189,7 @@ struct RoundWalker {
   size_t Next = 0;             ///< the step being run
   unsigned DatapathLeft = 0;   ///< its datapath instructions not issued yet
   double SlotCycles = 0;       ///< datapath cycles each of them holds
-  double OwnStall = 0;         ///< the warp's own stall before each issue
+  size_t Issued = 0;           ///< issues of the step done so far
   double ReadyAt = 0;          ///< earliest cycle of the warp's next issue
   bool IterativePending = false; ///< the step's iterative work not issued yet
   bool Done = false;
@@ -197,6 +197,17 @@ struct RoundWalker {
   const WarpStep &step() const { return Steps[Next]; }
   /// The next issue is the step's memory instruction.
   bool atMemory() const { return !Done && DatapathLeft == 0 && step().HasMemory; }
+
+  /// The warp's own stall before the step's issue number \p K: where the
+  /// profile put it, else the step's share.
+  double stallBefore(size_t K, const ModelParams &P) const {
+    const WarpStep &S = step();
+    if (K < S.Stalls.size())
+      return S.Stalls[K] * P.DependencyExposure;
+    size_t Issues = (S.Instructions ? S.Instructions : (S.Datapath > 0 ? 1 : 0)) +
+                    (S.HasMemory ? 1 : 0);
+    return S.Stalls.empty() && Issues ? S.Dependency * P.DependencyExposure / Issues : 0;
+  }
 
   /// Starts step Next at cycle \p Now, skipping empty steps (or finishes).
   void start(double Now, const ModelParams &P) {
@@ -207,9 +218,9 @@ struct RoundWalker {
       unsigned Issues = DatapathLeft + (S.HasMemory ? 1 : 0);
       if (Issues == 0)
         continue;
-      OwnStall = S.Dependency * P.DependencyExposure / Issues;
+      Issued = 0;
       IterativePending = S.Iterative > 0;
-      ReadyAt = Now + OwnStall;
+      ReadyAt = Now + stallBefore(0, P);
       return;
     }
     Done = true;
@@ -295,7 +306,7 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
         R.IterativePending = false;
       }
       Out.WarpEnd[*Pick] = std::max(Out.WarpEnd[*Pick], DoneAt);
-      R.ReadyAt = DoneAt + R.OwnStall;
+      R.ReadyAt = DoneAt + R.stallBefore(++R.Issued, P);
       if (--R.DatapathLeft == 0 && !S.HasMemory) {
         ++R.Next;
         R.start(DoneAt, P);

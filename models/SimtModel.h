@@ -87,6 +87,11 @@ struct WarpStep {
   /// The warp's own stall cycles before the memory op (scaled by
   /// ModelParams::DependencyExposure).
   double Dependency = 0;
+  /// Where those stalls fall: the stall before each issue of the step, its
+  /// Instructions datapath instructions and then (HasMemory) the memory
+  /// instruction; they sum to Dependency. Empty (hand-made steps, mean
+  /// warps): Dependency spread evenly over the issues.
+  std::vector<float> Stalls;
   bool HasMemory = false;
   /// The memory instruction's LSU cycles, from its issue to the cycle its
   /// warp may issue again (the commit-to-next-issue cycle included).
@@ -236,8 +241,9 @@ using MemoryIssueCoster = llvm::function_ref<double(size_t Warp, size_t Step)>;
 /// Instructions), the first of a step with iterative work also the
 /// iterative unit for Iterative cycles; a memory instruction holds the LSU
 /// for Lsu cycles, and its warp issues again when the LSU is free again. A
-/// warp's own stall cycles (Dependency x DependencyExposure) are spread
-/// evenly over its step's issues. What the fluid sharing used before
+/// warp waits its own stall cycles (x DependencyExposure) before each
+/// issue, where WarpStep::Stalls puts them, else spread evenly over its
+/// step's issues. What the fluid sharing used before
 /// 2026-12-01 missed (measured on the rtl's timelines of stencil5,
 /// transpose, hash64 and spmv_merge; docs/NOTES.md): every issue, a memory
 /// one included, moves the round-robin pointer, so

@@ -480,6 +480,7 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
       Round.Datapath += Add.Service[Datapath];
       Round.Iterative += Add.Service[IterativeUnit];
       Round.Dependency += Add.DependencyCycles;
+      Round.Stalls.push_back(float(Add.DependencyCycles));
       ++Round.Instructions;
     }
     ++W.InSegment;
@@ -504,6 +505,7 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   W.Segments.back().DependencyCycles += Stall;
   if (CollectRounds) {
     W.Steps.back().back().Dependency += Stall;
+    W.Steps.back().back().Stalls.push_back(float(Stall));
     W.Steps.back().back().HasMemory = true;
   }
   W.Clock = Issue;

@@ -304,6 +304,24 @@ TEST(SimtModelRounds, CostsMemoryAtIssueInIssueOrder) {
   EXPECT_DOUBLE_EQ(R.Cycles, 30);
 }
 
+TEST(SimtModelRounds, AWarpStallsWhereItsProfileSays) {
+  // Two warps of two 4-cycle instructions with 8 stall cycles each. Spread
+  // evenly (no Stalls: 4 before each issue), or all before the second
+  // instruction, the datapath has slack for the other warp: 20 cycles.
+  // All before the first, both warps start at 8 and the datapath has none:
+  // 8 + 4 x 4 = 24. gto, which switches warps at exactly such stalls,
+  // needs the position (thread-per-row SpMV under gto: docs/NOTES.md).
+  auto Cycles = [](std::vector<float> Stalls) {
+    WarpStep S = round(2, 0);
+    S.Dependency = 8;
+    S.Stalls = std::move(Stalls);
+    return roundsCycles({{S}, {S}}, inRounds()).Cycles;
+  };
+  EXPECT_DOUBLE_EQ(Cycles({}), 20);
+  EXPECT_DOUBLE_EQ(Cycles({0, 8}), 20);
+  EXPECT_DOUBLE_EQ(Cycles({8, 0}), 24);
+}
+
 TEST(SimtModelRounds, ABarrierRestartsEveryWarpTogether) {
   // Two segments of 4 warps, each segment costed from all warps starting
   // together: before the barrier the warps compute and meet at the LSU

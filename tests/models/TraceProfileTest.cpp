@@ -264,6 +264,15 @@ TEST(TraceProfiler, CutsEachWarpIntoRoundsAtItsMemoryInstructions) {
   EXPECT_DOUBLE_EQ(S.Steps[0][1].Datapath, 8);
   EXPECT_FALSE(S.Steps[0][1].HasMemory);
   EXPECT_DOUBLE_EQ(S.Steps[0][1].Lsu, 0);
+  // Each issue's own stall, in order (the add and the load; the two adds),
+  // summing to the step's Dependency.
+  for (const WarpStep &Step : S.Steps[0]) {
+    ASSERT_EQ(Step.Stalls.size(), Step.Instructions + (Step.HasMemory ? 1u : 0u));
+    double Sum = 0;
+    for (float X : Step.Stalls)
+      Sum += X;
+    EXPECT_DOUBLE_EQ(Sum, Step.Dependency);
+  }
 }
 
 TEST(TraceProfiler, BuildsNoRoundsUnlessAsked) {
