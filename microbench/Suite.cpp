@@ -900,6 +900,18 @@ private:
   std::vector<DevicePtr> Ptrs;
 };
 
+} // namespace
+
+std::optional<std::string> doesNotFit(const Problem &P, const Limits &L) {
+  for (const Launch &La : P.Launches)
+    if (La.Block.count() > L.MaxThreadsPerBlock)
+      return std::string(formatv("{0} needs {1} threads per block; the configuration allows {2}",
+                                 La.Kernel, La.Block.count(), L.MaxThreadsPerBlock));
+  return std::nullopt;
+}
+
+namespace {
+
 /// A harness bug (a reference that leaves an output unchecked) or a launch
 /// the configuration cannot hold, before anything touches the device.
 Error validate(const Problem &P, StringRef Case, StringRef Dev, const Limits &L) {
@@ -914,12 +926,8 @@ Error validate(const Problem &P, StringRef Case, StringRef Dev, const Limits &L)
       return caseError(Case, Dev, "harness bug: the reference of '" +
                                       P.Buffers[C.BufferIndex].Name +
                                       "' does not match its size");
-  for (const Launch &La : P.Launches)
-    if (La.Block.count() > L.MaxThreadsPerBlock)
-      return caseError(Case, Dev,
-                       formatv("{0} needs {1} threads per block; the configuration allows "
-                               "{2} (raise warps_per_core)",
-                               La.Kernel, La.Block.count(), L.MaxThreadsPerBlock));
+  if (std::optional<std::string> Why = doesNotFit(P, L))
+    return caseError(Case, Dev, *Why + " (raise warps_per_core)");
   return Error::success();
 }
 

@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -128,6 +129,11 @@ struct Limits {
   uint32_t SharedBytesPerBlock = 16 * 1024;
   static Limits of(const AcceleratorConfig &C);
 };
+
+/// Why \p P's launches cannot run within \p L ("K needs N threads per
+/// block; the configuration allows M"), or nothing. run() refuses such a
+/// problem; `tandem report` leaves its case out.
+std::optional<std::string> doesNotFit(const Problem &P, const Limits &L);
 
 /// Deliberate faults in the harness, so tests can prove the checks fail
 /// when a result is wrong.

@@ -190,6 +190,7 @@ struct RoundWalker {
   unsigned DatapathLeft = 0;   ///< its datapath instructions not issued yet
   double SlotCycles = 0;       ///< datapath cycles each of them holds
   size_t Issued = 0;           ///< issues of the step done so far
+  double EvenStall = 0;        ///< without Stalls: the stall before each issue
   double ReadyAt = 0;          ///< earliest cycle of the warp's next issue
   bool IterativePending = false; ///< the step's iterative work not issued yet
   bool Done = false;
@@ -199,14 +200,10 @@ struct RoundWalker {
   bool atMemory() const { return !Done && DatapathLeft == 0 && step().HasMemory; }
 
   /// The warp's own stall before the step's issue number \p K: where the
-  /// profile put it, else the step's share.
+  /// profile put it, else the step's even share.
   double stallBefore(size_t K, const ModelParams &P) const {
     const WarpStep &S = step();
-    if (K < S.Stalls.size())
-      return S.Stalls[K] * P.DependencyExposure;
-    size_t Issues = (S.Instructions ? S.Instructions : (S.Datapath > 0 ? 1 : 0)) +
-                    (S.HasMemory ? 1 : 0);
-    return S.Stalls.empty() && Issues ? S.Dependency * P.DependencyExposure / Issues : 0;
+    return K < S.Stalls.size() ? S.Stalls[K] * P.DependencyExposure : EvenStall;
   }
 
   /// Starts step Next at cycle \p Now, skipping empty steps (or finishes).
@@ -219,6 +216,7 @@ struct RoundWalker {
       if (Issues == 0)
         continue;
       Issued = 0;
+      EvenStall = S.Stalls.empty() ? S.Dependency * P.DependencyExposure / Issues : 0;
       IterativePending = S.Iterative > 0;
       ReadyAt = Now + stallBefore(0, P);
       return;

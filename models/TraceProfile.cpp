@@ -557,7 +557,8 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
 }
 
 /// Costs one of \p W's memory instructions of segment \p S on the LSU
-/// model, in the order finishBlock replays them, and charges the warp.
+/// model, in the order finishBlock replays them, and charges the warp's
+/// segment and window (its round is charged by replayInIssueOrder).
 LsuCost TraceProfiler::replayMemory(WarpState &W, size_t S, const MemRecord &R) {
   LsuCost C;
   switch (R.K) {
@@ -575,11 +576,6 @@ LsuCost TraceProfiler::replayMemory(WarpState &W, size_t S, const MemRecord &R) 
     To->Service[Lsu] += C.Cycles;
     To->DramChannelCycles += C.DramChannelCycles;
     To->IssueCycles += 1; // the commit-to-next-issue cycle
-  }
-  if (CollectRounds) {
-    WarpStep &Round = W.Steps[S][R.Step];
-    Round.Lsu += C.Cycles;
-    Round.Dram += C.DramChannelCycles;
   }
   return C;
 }
@@ -605,21 +601,26 @@ void TraceProfiler::replayRoundRobin(size_t S) {
 
 void TraceProfiler::replayInIssueOrder(size_t S) {
   std::vector<WarpState *> Live;
-  std::vector<std::vector<WarpStep>> Rounds;
+  std::vector<std::vector<WarpStep>> Rounds; // the warps' rounds, moved here and back
   for (auto &W : Warps)
     if (W && S < W->Segments.size()) {
       Live.push_back(W.get());
-      Rounds.push_back(W->Steps[S]); // memory costs still 0: filled as they issue
+      Rounds.push_back(std::move(W->Steps[S])); // memory costs still 0: filled as they issue
     }
   roundsCycles(Rounds, ModelParams::forConfig(Config), [&](size_t I, size_t Step) {
     WarpState &W = *Live[I];
     // Every memory round has its record, queued in program order.
     assert(!W.Memory[S].empty() && W.Memory[S].front().Step == Step);
-    (void)Step;
     MemRecord R = std::move(W.Memory[S].front());
     W.Memory[S].pop_front();
-    return replayMemory(W, S, R).Cycles;
+    LsuCost C = replayMemory(W, S, R);
+    WarpStep &Round = Rounds[I][Step];
+    Round.Lsu += C.Cycles;
+    Round.Dram += C.DramChannelCycles;
+    return C.Cycles;
   });
+  for (size_t I = 0; I < Live.size(); ++I)
+    Live[I]->Steps[S] = std::move(Rounds[I]);
 }
 
 void TraceProfiler::finishBlock() {

@@ -535,6 +535,29 @@ void buildIfThenElse(Builder &B, int K) {
   B.ret(End);
 }
 
+/// entry -> r1 -> r2 -> join, entry and r1 both also branching to join
+/// (divergent): lanes < 20 enter r1, lanes < \p Inner of those r2; join
+/// stores 1, 2 or 3 by how far each lane got.
+void buildNestedIfsSharingAJoin(Builder &B, int Inner) {
+  Block *Entry = B.block("entry"), *R1 = B.block("r1"), *R2 = B.block("r2"),
+        *J = B.block("join");
+  auto [Lane, Addr] = B.laneAndAddr(Entry);
+  Reg C1 = B.ri(Entry, Opcode::SETLTI, Lane, 20);
+  Reg A = B.li(Entry, 1);
+  B.brcond(Entry, C1, R1, J, true);
+  Reg C2 = B.ri(R1, Opcode::SETLTI, Lane, Inner);
+  Reg Bv = B.li(R1, 2);
+  B.brcond(R1, C2, R2, J, true);
+  Reg Cv = B.li(R2, 3);
+  B.br(R2, J);
+  Reg X = B.phi(J);
+  B.incoming(J, X, A, Entry);
+  B.incoming(J, X, Bv, R1);
+  B.incoming(J, X, Cv, R2);
+  B.store(J, Addr, 0, X);
+  B.ret(J);
+}
+
 TEST(LowerControlFlowTest, DivergentIfThenElseGivesEachLaneItsSide) {
   for (int K : {13, 32, 0}) {
     SCOPED_TRACE("K=" + std::to_string(K));
@@ -585,23 +608,7 @@ TEST(LowerControlFlowTest, AnInnerIfSharingItsJoinKeepsTheOuterLanesValues) {
   // them, so r1's header copy, which runs without them, is a partial def;
   // entry's, the outermost header at that join, is not.
   Builder B;
-  Block *Entry = B.block("entry"), *R1 = B.block("r1"), *R2 = B.block("r2"),
-        *J = B.block("join");
-  auto [Lane, Addr] = B.laneAndAddr(Entry);
-  Reg C1 = B.ri(Entry, Opcode::SETLTI, Lane, 20);
-  Reg A = B.li(Entry, 1);
-  B.brcond(Entry, C1, R1, J, true);
-  Reg C2 = B.ri(R1, Opcode::SETLTI, Lane, 8);
-  Reg Bv = B.li(R1, 2);
-  B.brcond(R1, C2, R2, J, true);
-  Reg Cv = B.li(R2, 3);
-  B.br(R2, J);
-  Reg X = B.phi(J);
-  B.incoming(J, X, A, Entry);
-  B.incoming(J, X, Bv, R1);
-  B.incoming(J, X, Cv, R2);
-  B.store(J, Addr, 0, X);
-  B.ret(J);
+  buildNestedIfsSharingAJoin(B, 8);
   ASSERT_FALSE(llvm::errorToBool(isel::lowerControlFlow(B.Fn)));
   std::string Text = dump(B.Fn);
   for (const char *Name : {"entry", "r1", "r2"}) {
@@ -621,23 +628,7 @@ TEST(LowerControlFlowTest, NestedIfsSharingAJoinRestoreTheOuterMask) {
   for (int Inner : {8, 0, 32}) {
     SCOPED_TRACE("inner K=" + std::to_string(Inner));
     Builder B;
-    Block *Entry = B.block("entry"), *R1 = B.block("r1"), *R2 = B.block("r2"),
-          *J = B.block("join");
-    auto [Lane, Addr] = B.laneAndAddr(Entry);
-    Reg C1 = B.ri(Entry, Opcode::SETLTI, Lane, 20);
-    Reg A = B.li(Entry, 1);
-    B.brcond(Entry, C1, R1, J, true);
-    Reg C2 = B.ri(R1, Opcode::SETLTI, Lane, Inner);
-    Reg Bv = B.li(R1, 2);
-    B.brcond(R1, C2, R2, J, true);
-    Reg Cv = B.li(R2, 3);
-    B.br(R2, J);
-    Reg X = B.phi(J);
-    B.incoming(J, X, A, Entry);
-    B.incoming(J, X, Bv, R1);
-    B.incoming(J, X, Cv, R2);
-    B.store(J, Addr, 0, X);
-    B.ret(J);
+    buildNestedIfsSharingAJoin(B, Inner);
     WarpStats S = lowerAndRun(B, [&](unsigned L) {
       return int(L) < std::min(Inner, 20) ? 3u : L < 20 ? 2u : 1u;
     });

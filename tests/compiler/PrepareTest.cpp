@@ -388,6 +388,27 @@ void operandPairs(std::vector<uint64_t> &A, std::vector<uint64_t> &B) {
   }
 }
 
+/// Runs \p Source's kernel `k` on the iss over the operand pairs (A, B)
+/// and expects each output word to be Want(a, b), naming the first five
+/// that are not; pairs \p Undefined accepts (C leaves their result
+/// undefined) are not checked.
+void expectIssWords(const std::string &Source, const std::vector<uint64_t> &A,
+                    const std::vector<uint64_t> &B,
+                    function_ref<uint64_t(uint64_t, uint64_t)> Want,
+                    function_ref<bool(uint64_t, uint64_t)> Undefined = nullptr) {
+  std::vector<uint64_t> Out = runOnIss(Source, A, B);
+  ASSERT_EQ(Out.size(), A.size());
+  unsigned Wrong = 0;
+  for (size_t K = 0; K < A.size(); ++K) {
+    if (Undefined && Undefined(A[K], B[K]))
+      continue;
+    uint64_t W = Want(A[K], B[K]);
+    if (Out[K] != W && ++Wrong <= 5)
+      ADD_FAILURE() << std::hex << A[K] << ", " << B[K] << ": got " << Out[K] << ", want " << W;
+  }
+  EXPECT_EQ(Wrong, 0u);
+}
+
 TEST(Prepare, Division64IsExpandedAndComputesCsResults) {
   auto P = prepare(R"(
 __global__ void k(unsigned long long *o, unsigned long long *a, unsigned long long *b, int n) {
@@ -416,18 +437,9 @@ __global__ void k(unsigned long long *o, unsigned long long *a, unsigned long lo
     std::string Source = "__global__ void k(" + T + " *o, " + T + " *a, " + T + " *b, int n) {\n"
                          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                          "  if (i < n) o[i] = a[i] " + C.Op + " b[i];\n}\n";
-    std::vector<uint64_t> Out = runOnIss(Source, A, B);
-    ASSERT_EQ(Out.size(), A.size());
-    unsigned Wrong = 0;
-    for (size_t K = 0; K < A.size(); ++K) {
-      bool Undefined = B[K] == 0 || (T == "long long" && A[K] == 0x8000000000000000ull && B[K] == ~0ull);
-      if (Undefined || Out[K] == C.Ref(A[K], B[K]))
-        continue;
-      if (++Wrong <= 5)
-        ADD_FAILURE() << std::hex << A[K] << " " << C.Op << " " << B[K] << ": got " << Out[K]
-                      << ", want " << C.Ref(A[K], B[K]);
-    }
-    EXPECT_EQ(Wrong, 0u);
+    expectIssWords(Source, A, B, C.Ref, [&](uint64_t X, uint64_t Y) {
+      return Y == 0 || (T == "long long" && X == 0x8000000000000000ull && Y == ~0ull);
+    });
   }
 }
 
@@ -471,13 +483,7 @@ __global__ void k(long long *o, long long *a, int *b) {
                                      "int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                      "  if (i < n) o[i] = ") +
                          C.Expr + ";\n}\n";
-    std::vector<uint64_t> Out = runOnIss(Source, A, B);
-    ASSERT_EQ(Out.size(), A.size());
-    unsigned Wrong = 0;
-    for (size_t K = 0; K < A.size(); ++K)
-      if (Out[K] != C.Ref(A[K]) && ++Wrong <= 5)
-        ADD_FAILURE() << std::hex << A[K] << ": got " << Out[K] << ", want " << C.Ref(A[K]);
-    EXPECT_EQ(Wrong, 0u);
+    expectIssWords(Source, A, B, [&](uint64_t X, uint64_t) { return C.Ref(X); });
   }
 }
 
@@ -574,16 +580,7 @@ __global__ void k(unsigned *o, const unsigned *a, const unsigned *b, int *s, con
             << C.Intrinsic << " was not formed";
       }
     }
-    std::vector<uint64_t> Out = runOnIss(Source, A, B);
-    ASSERT_EQ(Out.size(), A.size());
-    unsigned Wrong = 0;
-    for (size_t K = 0; K < A.size(); ++K) {
-      uint64_t Want = C.Ref(A[K], B[K]);
-      if (Out[K] != Want && ++Wrong <= 5)
-        ADD_FAILURE() << std::hex << A[K] << ", " << B[K] << ": got " << Out[K] << ", want "
-                      << Want;
-    }
-    EXPECT_EQ(Wrong, 0u);
+    expectIssWords(Source, A, B, C.Ref);
   }
 }
 

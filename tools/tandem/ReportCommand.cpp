@@ -390,18 +390,6 @@ Error runIss(const AcceleratorConfig &Config, const ModelSetup &Model, const Ker
   return Error::success();
 }
 
-/// Why \p P cannot run on configuration \p C (a block larger than its
-/// warps allow), or nothing.
-std::optional<std::string> doesNotFit(const suite::Problem &P, const AcceleratorConfig &C) {
-  const uint32_t Max = suite::Limits::of(C).MaxThreadsPerBlock;
-  for (const suite::Launch &La : P.Launches)
-    if (La.Block.count() > Max)
-      return std::string(formatv("{0} needs {1} threads per block; configuration '{2}' "
-                                 "allows {3} (warps_per_core {4})",
-                                 La.Kernel, La.Block.count(), C.Name, Max, C.WarpsPerCore));
-  return std::nullopt;
-}
-
 /// The rtl run: the measurement, counters summed over the launches; a wrong
 /// result is described in \p Failure.
 Error runRtl(const AcceleratorConfig &Config, const KernelImage &Img, const suite::Problem &P,
@@ -1023,8 +1011,9 @@ int reportCommand(int Argc, char **Argv) {
     // A case whose block does not fit this configuration cannot run on it:
     // a sweep over warps_per_core still gets every row that can, and the
     // report says which case it left out and why (not a failure).
-    if (std::optional<std::string> Why = doesNotFit(J.Problem, *Config)) {
-      std::string Note = formatv("skipped {0}: {1}", C.Name, *Why);
+    if (std::optional<std::string> Why = suite::doesNotFit(J.Problem, SuiteOpts.Limit)) {
+      std::string Note = formatv("skipped {0}: {1} (configuration '{2}', warps_per_core {3})",
+                                 C.Name, *Why, Config->Name, Config->WarpsPerCore);
       errs() << "tandem report: " << Note << '\n';
       R.Notes.push_back(std::move(Note));
       continue;
