@@ -31,7 +31,10 @@
 //     join (the outermost construct's); plain edges into such a join save
 //     the current mask so the restore is defined on every path.
 //   - PHIs become parallel copies at the ends of predecessors (swaps broken
-//     with a temporary); critical edges of uniform branches are split.
+//     with a temporary); critical edges of uniform branches are split. The
+//     copy of an undefined incoming value (a vreg the input defines only by
+//     IMPLICIT_DEF) is an IMPLICIT_DEF of the phi (PartialDef where the copy
+//     would be); those input IMPLICIT_DEFs are then removed.
 //     Inst::PartialDef is set on every phi copy that runs under a narrowed
 //     mask, on a divergent if-header's copies to a join an enclosing
 //     construct shares, on a divergent latch's exit copies, and on every
@@ -399,6 +402,7 @@ private:
   std::vector<int> ConstructAt;  ///< per block: the construct its branch starts
   BitVector Narrowed;            ///< per block: runs under a narrowed mask
   std::vector<Reg> JoinMask;     ///< per block: mask restored on entry, or NoReg
+  DenseSet<Reg> UndefinedVRegs;  ///< vregs the input defines by IMPLICIT_DEF
 
   /// A block splitting the critical edge From -> To.
   struct Split {
@@ -434,6 +438,7 @@ private:
   void lowerDivergentLatch(const Construct &C, std::vector<Inst> &Out);
   std::vector<Inst> lowerSplit(const Split &S);
   void markLoopLiveOuts();
+  void removeUnreadImplicitDefs();
 
   Error internal(unsigned B, const Twine &Msg) const {
     return createStringError(formatv("internal: kernel {0}: bb.{1}{2}: {3}", Fn.Name,
@@ -475,6 +480,7 @@ Error Lowering::run() {
     Splits[K].B->Insts = std::move(SplitCode[K]);
 
   markLoopLiveOuts();
+  removeUnreadImplicitDefs();
 
   // Install the layout: original blocks keep their objects, splits join them.
   DenseMap<Block *, std::unique_ptr<Block>> Owned;
@@ -488,7 +494,33 @@ Error Lowering::run() {
   return Error::success();
 }
 
+/// The undefined incoming values of PHIs (SelectSimt's fillPhis) are read
+/// only by those PHIs, whose copies no longer read them.
+void Lowering::removeUnreadImplicitDefs() {
+  DenseSet<Reg> Read;
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && !O.IsDef)
+          Read.insert(O.R);
+  for (const Split &S : Splits)
+    for (const Inst &I : S.B->Insts)
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && !O.IsDef)
+          Read.insert(O.R);
+  auto Unread = [&](const Inst &I) {
+    return I.Opcode == mir::IMPLICIT_DEF && UndefinedVRegs.contains(I.Ops[0].R) &&
+           !Read.contains(I.Ops[0].R);
+  };
+  for (const auto &B : Fn.Blocks)
+    llvm::erase_if(B->Insts, Unread);
+}
+
 Error Lowering::analyze() {
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      if (I.Opcode == mir::IMPLICIT_DEF)
+        UndefinedVRegs.insert(I.Ops[0].R);
   Idom = computeIdoms(0, G.Succs, G.Preds);
   Ipdom = computeIpdoms(G);
   ConstructAt.assign(G.size(), -1);
@@ -678,7 +710,13 @@ void Lowering::appendEdgeCode(unsigned From, unsigned To, bool Partial, std::vec
 void Lowering::appendParallelCopies(SmallVector<std::pair<Reg, Reg>, 4> Pending, bool Partial,
                                     std::vector<Inst> &Out, const std::string &Loc) {
   auto Emit = [&](Reg Dst, Reg Src, bool IsPhiDef) {
-    Inst Copy(mir::COPY, {Operand::def(Dst), Operand::use(Src)});
+    // An undefined incoming value: any bits will do in the lanes the copy
+    // writes, so no instruction runs. The IMPLICIT_DEF still starts the
+    // phi's live range there (or, as a partial def, keeps the old value
+    // live for the lanes it leaves out).
+    bool Undefined = UndefinedVRegs.contains(Src);
+    Inst Copy = Undefined ? Inst(mir::IMPLICIT_DEF, {Operand::def(Dst)})
+                          : Inst(mir::COPY, {Operand::def(Dst), Operand::use(Src)});
     Copy.PartialDef = Partial && IsPhiDef;
     Copy.Loc = Loc;
     Out.push_back(std::move(Copy));

@@ -660,6 +660,10 @@ void Selector::createPhis(BasicBlock &BB) {
 /// instruction has its registers. Constant incomings are materialized at the
 /// end of the predecessor (before its terminator): a PHI operand is always a
 /// virtual register, never r0, so cfg lowering's copies need no special case.
+/// An undef incoming (StructurizeCFG's Flow phis have one on every edge that
+/// skips the region) is a fresh vreg defined by IMPLICIT_DEF, not a loaded
+/// zero: cfg lowering turns its copy into an IMPLICIT_DEF of the phi, or
+/// into nothing under a narrowed mask, so no instruction runs for it.
 Error Selector::fillPhis() {
   // Per predecessor: the immediates already loaded there for PHIs, so PHIs
   // sharing a constant incoming share its LI.
@@ -679,6 +683,17 @@ Error Selector::fillPhis() {
       BlockImms = std::move(PredImms[Pred]);
       BlockExts.clear();
       CurUniform = true;
+      if (isa<UndefValue>(In)) {
+        ValueRegs R{Fn->newVReg(true), P.Wide ? Fn->newVReg(true) : mir::NoReg};
+        for (Reg Half : {R.Lo, R.Hi})
+          if (Half != mir::NoReg)
+            emit(mir::IMPLICIT_DEF, {Operand::def(Half)});
+        PredImms[Pred] = std::move(BlockImms);
+        BlockImms.clear();
+        Pred->Insts.push_back(std::move(Term));
+        addPhiIncoming(P, R, Pred);
+        continue;
+      }
       Expected<ValueRegs> Got = regsOf(In);
       if (!Got)
         return Got.takeError();
@@ -695,15 +710,19 @@ Error Selector::fillPhis() {
       PredImms[Pred] = std::move(BlockImms);
       BlockImms.clear();
       Pred->Insts.push_back(std::move(Term));
-      P.B->Insts[P.Index].Ops.push_back(Operand::use(R.Lo));
-      P.B->Insts[P.Index].Ops.push_back(Operand::block(Pred));
-      if (P.Wide) {
-        P.B->Insts[P.Index + 1].Ops.push_back(Operand::use(R.Hi));
-        P.B->Insts[P.Index + 1].Ops.push_back(Operand::block(Pred));
-      }
+      addPhiIncoming(P, R, Pred);
     }
   }
   return Error::success();
+}
+
+void Selector::addPhiIncoming(const PendingPhi &P, ValueRegs R, mir::Block *Pred) {
+  P.B->Insts[P.Index].Ops.push_back(Operand::use(R.Lo));
+  P.B->Insts[P.Index].Ops.push_back(Operand::block(Pred));
+  if (P.Wide) {
+    P.B->Insts[P.Index + 1].Ops.push_back(Operand::use(R.Hi));
+    P.B->Insts[P.Index + 1].Ops.push_back(Operand::block(Pred));
+  }
 }
 
 Error Selector::selectBlock(BasicBlock &BB) {

@@ -242,6 +242,8 @@ public:
     bool Wide;
   };
   std::vector<PendingPhi> Phis;
+  /// Appends \p R, arriving from \p Pred, to \p P's MIR PHI(s).
+  void addPhiIncoming(const PendingPhi &P, ValueRegs R, mir::Block *Pred);
 };
 
 } // namespace tandem::isel::detail

@@ -229,10 +229,10 @@ private:
   /// it, or of a temporary standing for it, may have run before the block.
   /// From the last round's liveness.
   std::vector<BitVector> StandsForDefinedIn;
-  /// A PartialDef (or movt) that no def of its vreg can have reached: its
-  /// old value is nothing, so its register need not hold it (Liveness.h);
-  /// removeIdentityCopies must not merge its vreg with one that may be
-  /// defined there.
+  /// A PartialDef (or movt) that some path reaches with no def of its vreg
+  /// before it: there its old value is nothing, so its register need not
+  /// hold it (Liveness.h); removeIdentityCopies must not merge its vreg
+  /// with one that may be defined there.
   struct FirstPartialDef {
     unsigned VReg, Block, Index; ///< VReg: the vreg index it stands for
     bool IdentityCopy;           ///< deleted with its requirement, unless kept
@@ -583,24 +583,76 @@ void Allocator::rewrite(const std::vector<Reg> &Assigned) {
       }
 }
 
+/// Per block, bit = vreg index: some def of the vreg has run on every path
+/// from the entry to the block's entry (forward dataflow, meet =
+/// intersection; blocks no path reaches keep every bit).
+std::vector<BitVector> definedOnEveryPath(const Function &Fn) {
+  unsigned NB = Fn.Blocks.size(), NV = Fn.numVRegs();
+  DenseMap<const Block *, unsigned> Index;
+  for (unsigned B = 0; B < NB; ++B)
+    Index[Fn.Blocks[B].get()] = B;
+  std::vector<BitVector> Defs(NB, BitVector(NV));
+  std::vector<SmallVector<unsigned, 2>> Succs(NB);
+  for (unsigned B = 0; B < NB; ++B) {
+    for (const Inst &I : Fn.Blocks[B]->Insts)
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && O.IsDef && mir::isVirtual(O.R))
+          Defs[B].set(vregIndex(O.R));
+    for (const Block *S : mir::successors(Fn, *Fn.Blocks[B]))
+      Succs[B].push_back(Index.lookup(S));
+  }
+  std::vector<BitVector> In(NB, BitVector(NV, true));
+  if (NB)
+    In[0].reset();
+  BitVector Out;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned B = 0; B < NB; ++B) {
+      Out = In[B];
+      Out |= Defs[B];
+      for (unsigned S : Succs[B])
+        if (S != 0 && Out != In[S]) {
+          BitVector Met = In[S];
+          Met &= Out;
+          if (Met != In[S]) {
+            In[S] = std::move(Met);
+            Changed = true;
+          }
+        }
+    }
+  }
+  return In;
+}
+
 void Allocator::recordFirstPartialDefs(const Liveness &L, const std::vector<Reg> &Assigned) {
   unsigned NB = Fn.Blocks.size(), NV = Fn.numVRegs();
   FirstPartialDefs.clear();
+  // A PartialDef is first where its vreg is undefined on some path to it:
+  // also one whose old value is live from another path (a loop's back
+  // edge), so Liveness alone does not tell.
+  std::vector<BitVector> Defined = definedOnEveryPath(Fn);
   for (unsigned B = 0; B < NB; ++B) {
     const Block &Blk = *Fn.Blocks[B];
+    BitVector &DefinedHere = Defined[B];
     for (size_t K = 0; K < Blk.Insts.size(); ++K) {
       const Inst &I = Blk.Insts[K];
-      if (!defReadsOldValue(I))
+      if (!defReadsOldValue(I)) {
+        for (const Operand &O : I.Ops)
+          if (O.isReg() && O.IsDef && mir::isVirtual(O.R))
+            DefinedHere.set(vregIndex(O.R));
         continue;
+      }
       bool Identity = I.Opcode == mir::COPY && mir::isVirtual(I.Ops[0].R) &&
                       mir::isVirtual(I.Ops[1].R) &&
                       Assigned[vregIndex(I.Ops[0].R)] == Assigned[vregIndex(I.Ops[1].R)];
       unsigned G = L.BlockStart[B] + K;
       for (const Operand &O : I.Ops)
-        if (O.isReg() && O.IsDef && mir::isVirtual(O.R) &&
-            !L.Intervals[vregIndex(O.R)].covers(2 * G))
-          FirstPartialDefs.push_back(
-              {vregIndex(StandsFor[vregIndex(O.R)]), B, unsigned(K), Identity});
+        if (O.isReg() && O.IsDef && mir::isVirtual(O.R)) {
+          unsigned V = vregIndex(O.R);
+          if (!L.Intervals[V].covers(2 * G) || !DefinedHere.test(V))
+            FirstPartialDefs.push_back({vregIndex(StandsFor[V]), B, unsigned(K), Identity});
+          DefinedHere.set(V);
+        }
     }
   }
   StandsForDefinedIn.clear();

@@ -578,7 +578,7 @@ TEST(LowerControlFlowTest, PhiCopiesUnderNarrowedMaskArePartialDefs) {
   unsigned Copies = 0;
   for (const auto &Blk : B.Fn.Blocks)
     for (const Inst &I : Blk->Insts)
-      if (I.Opcode == COPY) {
+      if (I.Opcode == COPY || I.Opcode == IMPLICIT_DEF) { // entry's pv is undefined
         ++Copies;
         // then's and else's copies run under a narrowed mask and must keep
         // the other lanes' values; entry's and flow's, the if-headers',
@@ -600,6 +600,66 @@ TEST(LowerControlFlowTest, PhiCopiesUnderNarrowedMaskArePartialDefs) {
       Get = K;
   }
   EXPECT_LT(FirstCopy, Get) << Text;
+}
+
+TEST(LowerControlFlowTest, AnUndefinedIncomingValueIsAnImplicitDefNotACopy) {
+  // StructurizeCFG's Flow phis take undef on the edge that skips a region.
+  // Its copy runs no instruction: an IMPLICIT_DEF of the phi, a full def in
+  // the if-header, and the input's IMPLICIT_DEF goes.
+  Builder B;
+  buildIfThenElse(B, 13);
+  const Block *Entry = B.Fn.Blocks.front().get();
+  ASSERT_EQ(countOpcode(B.Fn, IMPLICIT_DEF), 1u);
+  Reg Undefined = NoReg;
+  for (const Inst &I : Entry->Insts)
+    if (I.Opcode == IMPLICIT_DEF)
+      Undefined = I.Ops[0].R;
+  lowerAndRun(B, [](unsigned L) { return L < 13 ? L + 1 : L + 2; });
+  std::string Text = dump(B.Fn);
+  EXPECT_EQ(countOpcode(B.Fn, IMPLICIT_DEF), 1u) << Text;
+  for (const auto &Blk : B.Fn.Blocks)
+    for (const Inst &I : Blk->Insts) {
+      for (const Operand &O : I.Ops)
+        EXPECT_FALSE(O.isReg() && O.R == Undefined) << "the input's undefined vreg is left\n" << Text;
+      if (I.Opcode == IMPLICIT_DEF) {
+        EXPECT_EQ(Blk->Name, "entry") << Text;
+        EXPECT_FALSE(I.PartialDef) << Text;
+      }
+    }
+}
+
+TEST(LowerControlFlowTest, AnUndefinedIncomingValueUnderANarrowedMaskIsAPartialImplicitDef) {
+  // entry -> then -> flow: the then-lanes bring undef to flow's phi, the
+  // others entry's 7. The then-side IMPLICIT_DEF must stay a partial def,
+  // so the allocator keeps 7 live for the lanes that skipped then (the run
+  // with dead registers clobbered checks it).
+  Builder B;
+  Block *Entry = B.block("entry"), *Then = B.block("then"), *Flow = B.block("flow");
+  auto [Lane, Addr] = B.laneAndAddr(Entry);
+  Reg C = B.ri(Entry, Opcode::SETLTI, Lane, 9);
+  Reg Seven = B.li(Entry, 7);
+  B.brcond(Entry, C, Then, Flow, true);
+  Reg Undef = B.undef(Then);
+  B.br(Then, Flow);
+  Reg P = B.phi(Flow);
+  B.incoming(Flow, P, Seven, Entry);
+  B.incoming(Flow, P, Undef, Then);
+  Reg Sum = B.ri(Flow, Opcode::ADDI, P, 1);
+  B.store(Flow, Addr, 0, Sum);
+  B.ret(Flow);
+  lowerAndRun(B, [](unsigned L) { return L < 9 ? Poison + 1 : 8u; });
+  std::string Text = dump(B.Fn);
+  const Block *ThenAfter = findBlock(B.Fn, "then");
+  ASSERT_TRUE(ThenAfter) << Text;
+  unsigned Defs = 0;
+  for (const Inst &I : ThenAfter->Insts)
+    if (I.Opcode == IMPLICIT_DEF) {
+      ++Defs;
+      EXPECT_TRUE(I.PartialDef) << Text;
+      EXPECT_EQ(I.Ops[0].R, P) << Text;
+    }
+  EXPECT_EQ(Defs, 1u) << Text;
+  EXPECT_EQ(countOpcode(B.Fn, COPY), 1u) << Text; // entry's copy of 7
 }
 
 TEST(LowerControlFlowTest, AnInnerIfSharingItsJoinKeepsTheOuterLanesValues) {
