@@ -33,8 +33,10 @@
 //   - PHIs become parallel copies at the ends of predecessors (swaps broken
 //     with a temporary); critical edges of uniform branches are split. The
 //     copy of an undefined incoming value (a vreg the input defines only by
-//     IMPLICIT_DEF) is an IMPLICIT_DEF of the phi (PartialDef where the copy
-//     would be); those input IMPLICIT_DEFs are then removed.
+//     IMPLICIT_DEF) is an IMPLICIT_DEF of the phi, that of a constant that
+//     fits one li word and has no other reader is an LI into the phi
+//     (PartialDef where the copy would be); input IMPLICIT_DEFs and LIs
+//     left unread are removed.
 //     Inst::PartialDef is set on every phi copy that runs under a narrowed
 //     mask, on a divergent if-header's copies to a join an enclosing
 //     construct shares, on a divergent latch's exit copies, and on every
@@ -403,6 +405,9 @@ private:
   BitVector Narrowed;            ///< per block: runs under a narrowed mask
   std::vector<Reg> JoinMask;     ///< per block: mask restored on entry, or NoReg
   DenseSet<Reg> UndefinedVRegs;  ///< vregs the input defines by IMPLICIT_DEF
+  /// vregs the input defines by an LI that fits one instruction word and
+  /// reads once
+  DenseMap<Reg, int64_t> SmallConstants;
 
   /// A block splitting the critical edge From -> To.
   struct Split {
@@ -438,7 +443,7 @@ private:
   void lowerDivergentLatch(const Construct &C, std::vector<Inst> &Out);
   std::vector<Inst> lowerSplit(const Split &S);
   void markLoopLiveOuts();
-  void removeUnreadImplicitDefs();
+  void removeUnreadPhiSources();
 
   Error internal(unsigned B, const Twine &Msg) const {
     return createStringError(formatv("internal: kernel {0}: bb.{1}{2}: {3}", Fn.Name,
@@ -480,7 +485,7 @@ Error Lowering::run() {
     Splits[K].B->Insts = std::move(SplitCode[K]);
 
   markLoopLiveOuts();
-  removeUnreadImplicitDefs();
+  removeUnreadPhiSources();
 
   // Install the layout: original blocks keep their objects, splits join them.
   DenseMap<Block *, std::unique_ptr<Block>> Owned;
@@ -494,9 +499,10 @@ Error Lowering::run() {
   return Error::success();
 }
 
-/// The undefined incoming values of PHIs (SelectSimt's fillPhis) are read
-/// only by those PHIs, whose copies no longer read them.
-void Lowering::removeUnreadImplicitDefs() {
+/// The undefined and constant incoming values of PHIs whose copies no
+/// longer read them (undefined ones are read by nothing else, see
+/// SelectSimt's fillPhis; constants may be).
+void Lowering::removeUnreadPhiSources() {
   DenseSet<Reg> Read;
   for (const auto &B : Fn.Blocks)
     for (const Inst &I : B->Insts)
@@ -509,18 +515,32 @@ void Lowering::removeUnreadImplicitDefs() {
         if (O.isReg() && !O.IsDef)
           Read.insert(O.R);
   auto Unread = [&](const Inst &I) {
-    return I.Opcode == mir::IMPLICIT_DEF && UndefinedVRegs.contains(I.Ops[0].R) &&
-           !Read.contains(I.Ops[0].R);
+    bool PhiSource = (I.Opcode == mir::IMPLICIT_DEF && UndefinedVRegs.contains(I.Ops[0].R)) ||
+                     (I.Opcode == mir::LI && SmallConstants.contains(I.Ops[0].R));
+    return PhiSource && !Read.contains(I.Ops[0].R);
   };
   for (const auto &B : Fn.Blocks)
     llvm::erase_if(B->Insts, Unread);
 }
 
 Error Lowering::analyze() {
+  // Constants read once, by a phi: loaded into the phi instead. One LI
+  // that several phis read stays, and the allocator can give them all its
+  // register.
+  DenseMap<Reg, unsigned> Reads;
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && !O.IsDef)
+          ++Reads[O.R];
   for (const auto &B : Fn.Blocks)
     for (const Inst &I : B->Insts)
       if (I.Opcode == mir::IMPLICIT_DEF)
         UndefinedVRegs.insert(I.Ops[0].R);
+      else if (I.Opcode == mir::LI && I.Ops.size() == 2 && I.Ops[1].isImm() &&
+               simt::fitsOneMovi(static_cast<uint32_t>(I.Ops[1].Imm)) &&
+               Reads.lookup(I.Ops[0].R) == 1)
+        SmallConstants[I.Ops[0].R] = I.Ops[1].Imm;
   Idom = computeIdoms(0, G.Succs, G.Preds);
   Ipdom = computeIpdoms(G);
   ConstructAt.assign(G.size(), -1);
@@ -713,10 +733,13 @@ void Lowering::appendParallelCopies(SmallVector<std::pair<Reg, Reg>, 4> Pending,
     // An undefined incoming value: any bits will do in the lanes the copy
     // writes, so no instruction runs. The IMPLICIT_DEF still starts the
     // phi's live range there (or, as a partial def, keeps the old value
-    // live for the lanes it leaves out).
-    bool Undefined = UndefinedVRegs.contains(Src);
-    Inst Copy = Undefined ? Inst(mir::IMPLICIT_DEF, {Operand::def(Dst)})
-                          : Inst(mir::COPY, {Operand::def(Dst), Operand::use(Src)});
+    // live for the lanes it leaves out). A one-word constant is loaded
+    // straight into the phi's register: an li instead of an li and a mov.
+    Inst Copy(mir::COPY, {Operand::def(Dst), Operand::use(Src)});
+    if (UndefinedVRegs.contains(Src))
+      Copy = Inst(mir::IMPLICIT_DEF, {Operand::def(Dst)});
+    else if (auto Imm = SmallConstants.find(Src); Imm != SmallConstants.end())
+      Copy = Inst(mir::LI, {Operand::def(Dst), Operand::imm(Imm->second)});
     Copy.PartialDef = Partial && IsPhiDef;
     Copy.Loc = Loc;
     Out.push_back(std::move(Copy));

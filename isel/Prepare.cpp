@@ -25,7 +25,8 @@
 //    xor, nand, fsub, fmin, fmax: compare-and-swap loops), no f64,
 //    divergent regions structurized (StructurizeCFG with
 //    uniform regions skipped), irreducible loops made reducible, loops with
-//    one exit block;
+//    one exit block; no phi whose incoming values are one value and undef
+//    where that value could replace it (foldPhisOfOneValueAndUndef);
 //  - simt only: a pointer into a __constant__ variable (address space 4) is
 //    only offset, selected, compared and loaded through (never stored to,
 //    stored, converted or passed on), so ld.const can serve every access;
@@ -1258,6 +1259,54 @@ void runStructurizeCFG(Function &F, TargetMachine &TM, bool SkipUniformRegions) 
   FPM.doFinalization();
 }
 
+/// StructurizeCFG's Flow phis carry undef on the edges that skip a region:
+/// `%v = phi [%x, %region], [undef, %header]`. Where %x is a constant or is
+/// defined where it dominates the phi (and not inside a loop the phi is
+/// outside of, so LCSSA form stays), the phi is %x: every lane that reads
+/// it through the region gets %x, and the others may get anything. Without
+/// this, the back end copies %x into the phi's register inside the region,
+/// and a copy under a narrowed mask can never share its source's register.
+/// Returns the number of phis replaced.
+unsigned foldPhisOfOneValueAndUndef(Function &F) {
+  DominatorTree DT(F);
+  LoopInfo LI(DT);
+  auto CanStandFor = [&](Value *X, PHINode &Phi) {
+    if (isa<Constant>(X) || isa<Argument>(X))
+      return true;
+    auto *I = dyn_cast<Instruction>(X);
+    if (!I || !DT.dominates(I, &Phi))
+      return false;
+    Loop *DefLoop = LI.getLoopFor(I->getParent());
+    return !DefLoop || DefLoop->contains(Phi.getParent());
+  };
+  unsigned Folded = 0;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (BasicBlock &BB : F)
+      for (PHINode &Phi : make_early_inc_range(BB.phis())) {
+        Value *Common = nullptr;
+        bool SawUndef = false, OneValue = true;
+        for (Value *In : Phi.incoming_values()) {
+          if (isa<UndefValue>(In)) {
+            SawUndef = true;
+          } else if (!Common || In == Common) {
+            Common = In;
+          } else {
+            OneValue = false;
+            break;
+          }
+        }
+        if (!SawUndef || !OneValue || !Common || Common == &Phi || !CanStandFor(Common, Phi))
+          continue;
+        Phi.replaceAllUsesWith(Common);
+        Phi.eraseFromParent();
+        ++Folded;
+        Changed = true;
+      }
+  }
+  return Folded;
+}
+
 /// Branches StructurizeCFG skipped as uniform (it marks those with
 /// !structurizecfg.uniform) that are divergent after all, by LLVM's
 /// uniformity analysis recomputed now or by our own conservative check
@@ -1307,11 +1356,12 @@ void structurize(Module &M, TargetMachine &TM) {
       continue;
     runStructurizeCFG(F, TM, /*SkipUniformRegions=*/true);
     unsigned CheckOnly = 0;
-    if (skippedDivergentBranches(F, TM, CheckOnly) == 0)
-      continue;
-    runStructurizeCFG(F, TM, /*SkipUniformRegions=*/false);
-    if (CheckOnly)
-      F.addFnAttr(DivergenceCheckAttr, std::to_string(CheckOnly));
+    if (skippedDivergentBranches(F, TM, CheckOnly) != 0) {
+      runStructurizeCFG(F, TM, /*SkipUniformRegions=*/false);
+      if (CheckOnly)
+        F.addFnAttr(DivergenceCheckAttr, std::to_string(CheckOnly));
+    }
+    foldPhisOfOneValueAndUndef(F);
   }
 }
 

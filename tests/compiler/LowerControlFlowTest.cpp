@@ -578,7 +578,8 @@ TEST(LowerControlFlowTest, PhiCopiesUnderNarrowedMaskArePartialDefs) {
   unsigned Copies = 0;
   for (const auto &Blk : B.Fn.Blocks)
     for (const Inst &I : Blk->Insts)
-      if (I.Opcode == COPY || I.Opcode == IMPLICIT_DEF) { // entry's pv is undefined
+      // entry's pv is undefined, the pc's are constants loaded into it
+      if (I.Opcode == COPY || I.Opcode == IMPLICIT_DEF || I.Opcode == LI) {
         ++Copies;
         // then's and else's copies run under a narrowed mask and must keep
         // the other lanes' values; entry's and flow's, the if-headers',
@@ -659,7 +660,7 @@ TEST(LowerControlFlowTest, AnUndefinedIncomingValueUnderANarrowedMaskIsAPartialI
       EXPECT_EQ(I.Ops[0].R, P) << Text;
     }
   EXPECT_EQ(Defs, 1u) << Text;
-  EXPECT_EQ(countOpcode(B.Fn, COPY), 1u) << Text; // entry's copy of 7
+  EXPECT_EQ(countOpcode(B.Fn, COPY), 0u) << Text; // entry loads 7 into the phi
 }
 
 TEST(LowerControlFlowTest, AnInnerIfSharingItsJoinKeepsTheOuterLanesValues) {
@@ -1156,7 +1157,16 @@ TEST(LowerControlFlowTest, CriticalEdgeOfUniformBranchIsSplitBeforeAPhi) {
     lowerAndRun(B, [&](unsigned L) { return U ? L + 2 : 1u; });
     const Block *Split = findBlock(B.Fn, "entry.to.join");
     ASSERT_TRUE(Split) << dump(B.Fn);
-    EXPECT_EQ(Split->Insts.front().Opcode, COPY);
+    // The constant is loaded straight into the phi's register, and the
+    // LI it came from, read by nothing else, is gone.
+    const Inst &Load = Split->Insts.front();
+    EXPECT_EQ(Load.Opcode, LI) << dump(B.Fn);
+    EXPECT_EQ(Load.Ops[0].R, X) << dump(B.Fn);
+    EXPECT_EQ(Load.Ops[1].Imm, 1) << dump(B.Fn);
+    for (const auto &Blk : B.Fn.Blocks)
+      for (const Inst &I : Blk->Insts)
+        EXPECT_FALSE(I.Opcode == LI && I.Ops[0].R == One) << dump(B.Fn);
+    EXPECT_EQ(countOpcode(B.Fn, COPY), 1u) << dump(B.Fn); // mid's
     // mid's copy is not on a critical edge: it stays in mid.
     EXPECT_FALSE(findBlock(B.Fn, "mid.to.join"));
     EXPECT_EQ(B.Fn.Blocks.size(), 4u);

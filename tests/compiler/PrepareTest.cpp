@@ -11,6 +11,7 @@
 #include "frontend/Frontend.h"
 #include "isel/Prepare.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
@@ -181,6 +182,40 @@ __global__ void k(int *o, int n) {
   // two ends in a conditional branch.
   for (BasicBlock &B : F)
     EXPECT_LE(succ_size(&B), 2u);
+}
+
+TEST(Prepare, FlowPhisOfOneValueAndUndefAreThatValue) {
+  // spmv_merge's loop: StructurizeCFG gives the Flow block between the two
+  // sides phis like [%nz, %if.else], [undef, %for.body]; %nz dominates the
+  // Flow block, so the phi is %nz (no copy inside the region on simt).
+  auto P = prepare(R"(
+__global__ void k(const int *rowEnd, const float *v, float *y, int begin, int end, int row, int nz) {
+  float sum = 0.0f;
+  for (int item = begin + threadIdx.x; item < end; ++item) {
+    if (nz < rowEnd[row]) { sum += v[nz]; ++nz; }
+    else { y[row] = sum; sum = 0.0f; ++row; }
+  }
+  y[threadIdx.x] = sum + row;
+})");
+  ASSERT_EQ(P->Error, "");
+  Function &F = onlyKernel(*P);
+  ASSERT_TRUE(hasFlowBlock(F));
+  DominatorTree DT(F);
+  LoopInfo LI(DT);
+  for (BasicBlock &B : F)
+    for (PHINode &Phi : B.phis()) {
+      SmallPtrSet<Value *, 2> Values;
+      bool Undef = false;
+      for (Value *In : Phi.incoming_values())
+        isa<UndefValue>(In) ? void(Undef = true) : void(Values.insert(In));
+      if (!Undef || Values.size() != 1)
+        continue;
+      Value *X = *Values.begin();
+      auto *I = dyn_cast<Instruction>(X);
+      bool Foldable = !I || (DT.dominates(I, &Phi) && (!LI.getLoopFor(I->getParent()) ||
+                                                       LI.getLoopFor(I->getParent())->contains(&B)));
+      EXPECT_FALSE(Foldable) << "left: " << printed(Phi);
+    }
 }
 
 TEST(Prepare, UniformBranchesAreNotStructurized) {
