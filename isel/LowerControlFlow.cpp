@@ -36,7 +36,9 @@
 //     IMPLICIT_DEF) is an IMPLICIT_DEF of the phi, that of a constant that
 //     fits one li word and has no other reader is an LI into the phi
 //     (PartialDef where the copy would be); input IMPLICIT_DEFs and LIs
-//     left unread are removed.
+//     left unread are removed. A COPY whose source is defined earlier in
+//     its block and read nowhere else is folded into that def, which takes
+//     the COPY's PartialDef (forwardCopiesIntoDefs).
 //     Inst::PartialDef is set on every phi copy that runs under a narrowed
 //     mask, on a divergent if-header's copies to a join an enclosing
 //     construct shares, on a divergent latch's exit copies, and on every
@@ -444,6 +446,7 @@ private:
   std::vector<Inst> lowerSplit(const Split &S);
   void markLoopLiveOuts();
   void removeUnreadPhiSources();
+  void forwardCopiesIntoDefs();
 
   Error internal(unsigned B, const Twine &Msg) const {
     return createStringError(formatv("internal: kernel {0}: bb.{1}{2}: {3}", Fn.Name,
@@ -496,7 +499,75 @@ Error Lowering::run() {
   Fn.Blocks.clear();
   for (Block *B : Layout)
     Fn.Blocks.push_back(std::move(Owned[B]));
+  forwardCopiesIntoDefs();
   return Error::success();
+}
+
+/// `%x = op ...; ...; %p = COPY %x` in one block, with %x read only there:
+/// op writes %p itself and the COPY goes. Under a narrowed mask op writes
+/// only the active lanes, as the COPY did, so it takes the COPY's
+/// PartialDef. Not when something in between reads or writes %p or changes
+/// the mask, nor when op writes all lanes or reads its destination. This
+/// is what removes a region's copy into its join's phi: the allocator
+/// could not, since the partial copy keeps the phi's old value live there.
+void Lowering::forwardCopiesIntoDefs() {
+  DenseMap<Reg, unsigned> Reads, Defs;
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && mir::isVirtual(O.R))
+          ++(O.IsDef ? Defs : Reads)[O.R];
+  auto Forwardable = [](const Inst &Def) {
+    if (Def.Opcode == mir::LI || Def.Opcode == mir::COPY || Def.Opcode == mir::IMPLICIT_DEF)
+      return true;
+    if (Def.isPseudo() || Def.Opcode >= simt::numOpcodes())
+      return false;
+    const simt::InstrDesc &D = simt::getDesc(static_cast<simt::Opcode>(Def.Opcode));
+    return !D.has(simt::ReadsRd) && !D.has(simt::WritesAllLanes) && !D.has(simt::IsMaskOp) &&
+           llvm::count_if(Def.Ops, [](const Operand &O) { return O.isReg() && O.IsDef; }) == 1;
+  };
+  auto Touches = [](const Inst &I, Reg R) {
+    return llvm::any_of(I.Ops, [&](const Operand &O) { return O.isReg() && O.R == R; });
+  };
+  auto ChangesMask = [](const Inst &I) {
+    return !I.isPseudo() && I.Opcode < simt::numOpcodes() &&
+           simt::getDesc(static_cast<simt::Opcode>(I.Opcode)).has(simt::IsMaskOp);
+  };
+  for (const auto &B : Fn.Blocks) {
+    auto &Insts = B->Insts;
+    for (size_t J = 0; J < Insts.size(); ++J) {
+      Inst &Copy = Insts[J];
+      if (Copy.Opcode != mir::COPY)
+        continue;
+      Reg P = Copy.Ops[0].R, X = Copy.Ops[1].R;
+      if (!mir::isVirtual(P) || !mir::isVirtual(X) || P == X || Reads.lookup(X) != 1 ||
+          Defs.lookup(X) != 1)
+        continue;
+      // The def of X, searching back; give up at anything that forbids it.
+      std::optional<size_t> DefAt;
+      for (size_t K = J; K-- > 0;) {
+        const Inst &I = Insts[K];
+        bool DefinesX = llvm::any_of(
+            I.Ops, [&](const Operand &O) { return O.isReg() && O.IsDef && O.R == X; });
+        if (DefinesX) {
+          DefAt = K;
+          break;
+        }
+        if (Touches(I, P) || ChangesMask(I))
+          break;
+      }
+      if (!DefAt || !Forwardable(Insts[*DefAt]))
+        continue;
+      Inst &Def = Insts[*DefAt];
+      for (Operand &O : Def.Ops)
+        if (O.isReg() && O.IsDef)
+          O.R = P;
+      Def.PartialDef = Def.PartialDef || Copy.PartialDef;
+      Copy.Opcode = mir::IMPLICIT_DEF; // marked for removal below
+      Copy.Ops.clear();
+    }
+    llvm::erase_if(Insts, [](const Inst &I) { return I.Opcode == mir::IMPLICIT_DEF && I.Ops.empty(); });
+  }
 }
 
 /// The undefined and constant incoming values of PHIs whose copies no

@@ -643,12 +643,39 @@ Error Selector::checkTypes(Instruction &I) {
 // Blocks, PHIs, branches
 //===----------------------------------------------------------------------===//
 
+/// Whether the i1 \p V is selected as exactly 0 or 1 in its register:
+/// constants are (loaded zero-extended), compares are, and/or/xor of such
+/// values are (selectBinary notes it too), and so is a phi of such values
+/// (a phi on the way is assumed to be: if all the others are, it is). Not
+/// an undef incoming: zext of undef must still give 0 or 1, and an
+/// IMPLICIT_DEF leaves any bits.
+static bool isZeroOrOne(const Value *V, SmallPtrSetImpl<const PHINode *> &Visiting) {
+  if (isa<ConstantInt>(V) || isa<CmpInst>(V))
+    return true;
+  if (const auto *Op = dyn_cast<BinaryOperator>(V))
+    return (Op->getOpcode() == Instruction::And || Op->getOpcode() == Instruction::Or ||
+            Op->getOpcode() == Instruction::Xor) &&
+           isZeroOrOne(Op->getOperand(0), Visiting) && isZeroOrOne(Op->getOperand(1), Visiting);
+  const auto *Phi = dyn_cast<PHINode>(V);
+  if (!Phi)
+    return false;
+  if (!Visiting.insert(Phi).second)
+    return true;
+  return llvm::all_of(Phi->incoming_values(),
+                      [&](const Value *In) { return isZeroOrOne(In, Visiting); });
+}
+
 void Selector::createPhis(BasicBlock &BB) {
   Cur = BlockMap[&BB];
   for (PHINode &Phi : BB.phis()) {
     CurInst = &Phi;
     CurLoc = where(Phi);
     ValueRegs &R = resultRegs(&Phi);
+    // StructurizeCFG's flag phis (`phi i1 [false, %else], [true, %hdr]`):
+    // the branch on one then needs no andi.
+    SmallPtrSet<const PHINode *, 4> Visiting;
+    if (Phi.getType()->isIntegerTy(1) && isZeroOrOne(&Phi, Visiting))
+      noteZext(R.Lo, 1);
     Phis.push_back({&Phi, Cur, Cur->Insts.size(), R.Hi != mir::NoReg});
     emit(mir::PHI, {Operand::def(R.Lo)});
     if (R.Hi != mir::NoReg)

@@ -578,8 +578,9 @@ TEST(LowerControlFlowTest, PhiCopiesUnderNarrowedMaskArePartialDefs) {
   unsigned Copies = 0;
   for (const auto &Blk : B.Fn.Blocks)
     for (const Inst &I : Blk->Insts)
-      // entry's pv is undefined, the pc's are constants loaded into it
-      if (I.Opcode == COPY || I.Opcode == IMPLICIT_DEF || I.Opcode == LI) {
+      // entry's pv is undefined, the pc's are constants loaded into it,
+      // then's and else's values are computed straight into the phis
+      if (I.Opcode == COPY || I.Opcode == IMPLICIT_DEF || I.Opcode == LI || I.PartialDef) {
         ++Copies;
         // then's and else's copies run under a narrowed mask and must keep
         // the other lanes' values; entry's and flow's, the if-headers',
@@ -627,6 +628,36 @@ TEST(LowerControlFlowTest, AnUndefinedIncomingValueIsAnImplicitDefNotACopy) {
         EXPECT_FALSE(I.PartialDef) << Text;
       }
     }
+}
+
+TEST(LowerControlFlowTest, ARegionsValueIsComputedIntoTheJoinsPhi) {
+  // then: a = lane + 1, read only by join's phi. The addi writes the phi
+  // itself, as a partial def (the lanes that skipped then keep entry's 7),
+  // and no COPY is left; the clobbering run checks the partial def.
+  Builder B;
+  Block *Entry = B.block("entry"), *Then = B.block("then"), *Join = B.block("join");
+  auto [Lane, Addr] = B.laneAndAddr(Entry);
+  Reg C = B.ri(Entry, Opcode::SETLTI, Lane, 11);
+  Reg Seven = B.ri(Entry, Opcode::ADDI, Lane, 7);
+  B.brcond(Entry, C, Then, Join, true);
+  Reg A = B.ri(Then, Opcode::ADDI, Lane, 1);
+  B.br(Then, Join);
+  Reg P = B.phi(Join);
+  B.incoming(Join, P, A, Then);
+  B.incoming(Join, P, Seven, Entry);
+  B.store(Join, Addr, 0, P);
+  B.ret(Join);
+  lowerAndRun(B, [](unsigned L) { return L < 11 ? L + 1 : L + 7; });
+  std::string Text = dump(B.Fn);
+  const Block *ThenAfter = findBlock(B.Fn, "then");
+  ASSERT_TRUE(ThenAfter) << Text;
+  ASSERT_EQ(ThenAfter->Insts.size(), 1u) << Text;
+  const Inst &Add = ThenAfter->Insts[0];
+  EXPECT_EQ(Add.Opcode, op(Opcode::ADDI)) << Text;
+  EXPECT_EQ(Add.Ops[0].R, P) << Text;
+  EXPECT_TRUE(Add.PartialDef) << Text;
+  // entry's copy of lane + 7 is forwarded too, as a full def.
+  EXPECT_EQ(countOpcode(B.Fn, COPY), 0u) << Text;
 }
 
 TEST(LowerControlFlowTest, AnUndefinedIncomingValueUnderANarrowedMaskIsAPartialImplicitDef) {
@@ -1166,7 +1197,7 @@ TEST(LowerControlFlowTest, CriticalEdgeOfUniformBranchIsSplitBeforeAPhi) {
     for (const auto &Blk : B.Fn.Blocks)
       for (const Inst &I : Blk->Insts)
         EXPECT_FALSE(I.Opcode == LI && I.Ops[0].R == One) << dump(B.Fn);
-    EXPECT_EQ(countOpcode(B.Fn, COPY), 1u) << dump(B.Fn); // mid's
+    EXPECT_EQ(countOpcode(B.Fn, COPY), 0u) << dump(B.Fn); // mid's addi writes X
     // mid's copy is not on a critical edge: it stays in mid.
     EXPECT_FALSE(findBlock(B.Fn, "mid.to.join"));
     EXPECT_EQ(B.Fn.Blocks.size(), 4u);

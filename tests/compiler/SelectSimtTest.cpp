@@ -623,6 +623,49 @@ exit:
   EXPECT_EQ(Br.Ops[2].Target->Name, "zero");
 }
 
+TEST(SelectSimtTest, BranchOnAFlagPhiOfConstantsAndComparesNeedsNoAndi) {
+  // StructurizeCFG's Flow flag: a phi of i1 constants (and here a
+  // compare), each 0 or 1 in the whole register, so the branch tests the
+  // phi itself. With an undef incoming it is not known: the zext (and the
+  // branch) mask it first.
+  Selected S = select(R"(
+define void @k(ptr addrspace(1) %p, i32 %n) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %c = icmp slt i32 %t, %n
+  br i1 %c, label %else, label %flow
+else:
+  %d = icmp eq i32 %t, 3
+  br label %flow
+flow:
+  %f = phi i1 [ %d, %else ], [ true, %entry ]
+  %u = phi i1 [ false, %else ], [ undef, %entry ]
+  %z = zext i1 %u to i32
+  store i32 %z, ptr addrspace(1) %p
+  br i1 %f, label %then, label %exit
+then:
+  store i32 1, ptr addrspace(1) %p
+  br label %exit
+exit:
+  ret void
+})");
+  ASSERT_TRUE(S.Fn) << S.Error;
+  const mir::Block *Flow = nullptr;
+  for (const auto &B : S.Fn->Blocks)
+    if (B->Name == "flow")
+      Flow = B.get();
+  ASSERT_TRUE(Flow) << S.Text;
+  ASSERT_GE(Flow->Insts.size(), 2u);
+  mir::Reg F = Flow->Insts[0].Ops[0].R, U = Flow->Insts[1].Ops[0].R;
+  const mir::Inst &Br = Flow->Insts.back();
+  ASSERT_EQ(Br.Opcode, mir::BRCOND) << S.Text;
+  EXPECT_EQ(Br.Ops[0].R, F) << "the branch should test the flag phi itself\n" << S.Text;
+  unsigned AndiOfU = 0;
+  for (const mir::Inst &I : Flow->Insts)
+    AndiOfU += I.Opcode == static_cast<unsigned>(simt::Opcode::ANDI) && I.Ops[1].R == U;
+  EXPECT_EQ(AndiOfU, 1u) << "zext of a phi with an undef incoming must mask it\n" << S.Text;
+}
+
 //===--- errors -----------------------------------------------------------===//
 
 TEST(SelectSimtTest, DoubleIsAnErrorNamingTheInstructionAndLine) {
