@@ -154,7 +154,7 @@ void print(raw_ostream &OS, const Function &Fn, TargetKind T) {
       if (I.Divergent)
         OS << "  ; divergent";
       if (I.PartialDef)
-        OS << "  ; partial-def";
+        OS << (I.OldValueInSlot ? "  ; partial-def, old value in slot" : "  ; partial-def");
       if (I.IsSpillCode)
         OS << "  ; spill";
       if (!I.Loc.empty())

@@ -107,6 +107,11 @@ struct Inst {
   /// the previous value stays live through it: liveness treats the def as
   /// also a use. Set by cfg lowering; honoured by regalloc and its checker.
   bool PartialDef = false;
+  /// A PartialDef whose vreg regalloc spilled: the lanes it leaves out keep
+  /// the old value in the spill slot (the spill store right after runs under
+  /// the same exec mask), not in the register, so liveness does not read
+  /// the register's old value and no reload precedes it.
+  bool OldValueInSlot = false;
   /// Inserted by regalloc (spill store/reload, rematerialization).
   bool IsSpillCode = false;
   /// Where it came from, for listings and error messages ("file:line"), or

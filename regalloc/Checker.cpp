@@ -29,7 +29,11 @@
 //     value; stale copies no longer hold it) and is defined from here on,
 //     then rN := {v};
 //   - a PartialDef (or movt, which reads rd) first requires v in rN: the
-//     lanes it does not write keep the old value, which must be v's;
+//     lanes it does not write keep the old value, which must be v's. One
+//     marked OldValueInSlot (a spilled PartialDef) requires v in the slot
+//     its spill store right after writes instead: that store, under the same
+//     exec mask, writes only the lanes the def wrote. After the store the
+//     register holds v only in those lanes, so it is cleared;
 //   - COPY rD(d) <- rS(s): rD := rS's set plus d (both hold the same bits),
 //     after removing d elsewhere; a PartialDef COPY writes only some lanes,
 //     so rD := {d};
@@ -180,7 +184,7 @@ private:
   /// Applies \p I to \p S. With \p W, the first violated requirement is
   /// returned as an error; without, violations are ignored (fixpoint
   /// iteration only needs the states).
-  Error transfer(State &S, const Inst &I, const Inst *Prev, const Where *W) const;
+  Error transfer(State &S, ArrayRef<Inst> Insts, size_t K, const Where *W) const;
   Error structuralCheck(const Inst &I, const Where &W) const;
   Error fail(const Where &W, const Twine &Msg) const;
   std::string describeHeld(const State &S, unsigned Loc) const;
@@ -295,7 +299,36 @@ Error Checker::structuralCheck(const Inst &I, const Where &W) const {
   return Error::success();
 }
 
-Error Checker::transfer(State &S, const Inst &I, const Inst *Prev, const Where *W) const {
+/// The slot \p I's spill code stores register \p R to right after \p I (a
+/// far slot's `li` may come first), if it does.
+std::optional<int64_t> slotStoredRightAfter(const Inst &I, ArrayRef<Inst> After, Reg R) {
+  const Inst *Prev = &I;
+  for (const Inst &Next : After.take_front(2)) {
+    if (!Next.IsSpillCode)
+      return std::nullopt;
+    if (std::optional<int64_t> Off = spillSlot(Next, Prev, /*Store=*/true))
+      return Next.Ops[2].R == R ? Off : std::nullopt;
+    Prev = &Next;
+  }
+  return std::nullopt;
+}
+
+/// Whether the spill store \p Store (after \p Prev) saves the register an
+/// OldValueInSlot def right before it wrote, which then holds the value
+/// only in the lanes that def wrote.
+bool storesAnOldValueInSlotDef(const Inst &Store, const Inst *Prev, const Inst *PrevPrev) {
+  const Inst *Def = Prev && Prev->IsSpillCode && Prev->Opcode == mir::LI ? PrevPrev : Prev;
+  if (!Def || !Def->OldValueInSlot)
+    return false;
+  Reg Saved = Store.Ops[2].R;
+  return llvm::any_of(Def->Ops,
+                      [&](const Operand &O) { return O.isReg() && O.IsDef && O.R == Saved; });
+}
+
+Error Checker::transfer(State &S, ArrayRef<Inst> Insts, size_t K, const Where *W) const {
+  const Inst &I = Insts[K];
+  const Inst *Prev = K ? &Insts[K - 1] : nullptr;
+  const Inst *PrevPrev = K > 1 ? &Insts[K - 2] : nullptr;
   if (std::optional<int64_t> Off = spillSlot(I, Prev, /*Store=*/false)) {
     const Operand &Dst = I.Ops[0];
     unsigned Slot = SlotLocation.lookup(*Off);
@@ -316,6 +349,10 @@ Error Checker::transfer(State &S, const Inst &I, const Inst *Prev, const Where *
     if (Error E = require(S, Src.R, Src.Orig, W, "spill store"))
       return E;
     S.assignRow(Slot, Src.R);
+    // The slot now holds the value in every lane, the register only in the
+    // lanes an OldValueInSlot def wrote: it no longer counts as holding it.
+    if (storesAnOldValueInSlotDef(I, Prev, PrevPrev))
+      S.clearRow(Src.R);
     return Error::success();
   }
   for (const Operand &O : I.Ops)
@@ -331,6 +368,20 @@ Error Checker::transfer(State &S, const Inst &I, const Inst *Prev, const Where *
       if (Error E = require(S, O.R, O.Orig, W,
                             "partial def (the lanes it does not write keep the old value)"))
         return E;
+    if (I.OldValueInSlot) {
+      // The lanes it does not write keep the old value in the slot its
+      // spill store (same exec mask) writes right after.
+      std::optional<int64_t> Off = slotStoredRightAfter(I, Insts.drop_front(K + 1), O.R);
+      if (!Off)
+        return W ? fail(*W, formatv("partial def marked old-value-in-slot is not followed by a "
+                                    "spill store of r{0}",
+                                    O.R))
+                 : Error::success();
+      if (Error E = require(S, SlotLocation.lookup(*Off), O.Orig, W,
+                            "partial def of a spilled value (its slot keeps the old value in "
+                            "the lanes it does not write)"))
+        return E;
+    }
     if (I.IsSpillCode) { // rematerialization: the same value v already has
       S.clearRow(O.R);
       S.set(O.R, V);
@@ -406,17 +457,16 @@ Error Checker::run() {
         consumeError(std::move(*Violation[B]));
       Violation[B].reset();
       for (size_t K = 0; K < Blk.Insts.size(); ++K) {
-        const Inst *Prev = K ? &Blk.Insts[K - 1] : nullptr;
         if (Violation[B]) {
-          cantFail(transfer(S, Blk.Insts[K], Prev, nullptr));
+          cantFail(transfer(S, Blk.Insts, K, nullptr));
           continue;
         }
         Where W{&Blk, K, &Blk.Insts[K]};
-        if (Error E = transfer(S, Blk.Insts[K], Prev, &W)) {
+        if (Error E = transfer(S, Blk.Insts, K, &W)) {
           Violation[B] = std::move(E);
           // transfer stopped at the violation; apply the instruction's
           // effect anyway so the states downstream stay meaningful.
-          cantFail(transfer(S, Blk.Insts[K], Prev, nullptr));
+          cantFail(transfer(S, Blk.Insts, K, nullptr));
         }
       }
       if (!Out[B] || *Out[B] != S) {

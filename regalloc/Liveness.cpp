@@ -51,12 +51,14 @@ bool LiveInterval::covers(unsigned Pos) const {
   return false;
 }
 
-bool defReadsOldValue(const Inst &I) {
-  if (I.PartialDef)
-    return true;
+bool readsDestinationAsInput(const Inst &I) {
   if (I.isPseudo() || I.Opcode >= simt::numOpcodes())
     return false;
   return simt::getDesc(static_cast<simt::Opcode>(I.Opcode)).has(simt::ReadsRd);
+}
+
+bool defReadsOldValue(const Inst &I) {
+  return (I.PartialDef && !I.OldValueInSlot) || readsDestinationAsInput(I);
 }
 
 unsigned Liveness::blockOf(unsigned G) const {

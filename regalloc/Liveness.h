@@ -54,6 +54,10 @@ struct LiveInterval {
 /// True when \p I's register def also reads the register's old value.
 bool defReadsOldValue(const mir::Inst &I);
 
+/// True when \p I computes its result from its destination's old value
+/// (movt), not only keeps it in the lanes it leaves out (a PartialDef).
+bool readsDestinationAsInput(const mir::Inst &I);
+
 struct Liveness {
   /// First global instruction index of each block; one extra entry at the
   /// end holds the total instruction count.

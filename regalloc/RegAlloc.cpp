@@ -23,10 +23,13 @@
 // SIMT notes: a value written by an instruction that writes all 32 lanes
 // (emask.get) or read by emask.set (which reads lane 0, active or not) is
 // never spilled: a spill store and reload only move the active lanes, so
-// the inactive lanes' copy of a saved mask would be lost. Spill code of a
-// PartialDef reloads the old value before and stores after; since the load,
-// the instruction and the store run under the same exec mask, the slot's
-// inactive lanes keep the old value, exactly as the register would.
+// the inactive lanes' copy of a saved mask would be lost. A spilled
+// PartialDef gets no reload of its old value (Inst::OldValueInSlot): the
+// instruction and its spill store run under the same exec mask, so the
+// store writes only the lanes the instruction wrote and the slot's other
+// lanes keep the old value (the checker asks the slot for it). One fewer
+// temporary at that instruction. Only an instruction that computes from its
+// destination (movt), or also reads the spilled value, reloads it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -540,9 +543,11 @@ Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<V
           ++Stats.Remats;
         } else {
           int64_t Off = slotOffset(SlotOf[vregIndex(V)]);
-          if (Uses || (Defs && defReadsOldValue(I))) {
+          if (Uses || (Defs && readsDestinationAsInput(I))) {
             appendReload(T, Off, I.Loc, Before);
             ++Stats.SpillReloads;
+          } else if (Defs && I.PartialDef) {
+            I.OldValueInSlot = true;
           }
           if (Defs) {
             appendStore(T, Off, I.Loc, After);
@@ -636,7 +641,7 @@ void Allocator::recordFirstPartialDefs(const Liveness &L, const std::vector<Reg>
     BitVector &DefinedHere = Defined[B];
     for (size_t K = 0; K < Blk.Insts.size(); ++K) {
       const Inst &I = Blk.Insts[K];
-      if (!defReadsOldValue(I)) {
+      if (!defReadsOldValue(I) && !I.OldValueInSlot) {
         for (const Operand &O : I.Ops)
           if (O.isReg() && O.IsDef && mir::isVirtual(O.R))
             DefinedHere.set(vregIndex(O.R));

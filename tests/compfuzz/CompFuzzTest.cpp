@@ -322,6 +322,7 @@ TEST(Fuzz, SixtySeedsOnIss) { fuzzSeeds(1, 60, "iss"); }
 // (docs/CompilerFuzzing.md, Findings): each must keep passing.
 TEST(Fuzz, FormerFindingSeedsPass) {
   fuzzSeeds(1338, 1, "iss"); // finding 9: an identity COPY merged across a first PartialDef
+  fuzzSeeds(1229, 1, "iss"); // finding 10: a spilled PartialDef's reload, one register too many
 }
 
 // The Verilated core runs about 300,000 cycles a second: smaller kernels.

@@ -486,13 +486,11 @@ TEST(RegAllocTest, PartialDefWithNoDefBeforeItIsNotLiveBeforeIt) {
   EXPECT_EQ(countIf(Fn, [](const Inst &I) { return I.IsSpillCode; }), 0u) << printed(Fn);
 }
 
-TEST(RegAllocTest, SpilledPartialDefReloadsTheOldValueAndStoresAfter) {
-  // V is long-lived and rarely used, so it is the one spilled; its partial
-  // redefinition must merge into the old value kept in the slot.
-  Function Fn;
+/// V is long-lived and rarely used, so with 5 registers it is the one
+/// spilled; a partial copy redefines it in the middle. Returns V.
+Reg buildPartialSpill(Function &Fn, Machine &M) {
   Fn.Name = "partialspill";
   Builder Bd{Fn, Fn.addBlock("entry")};
-  Machine M;
   Reg V = Bd.ldGlobal(0);
   std::vector<Reg> Vals;
   for (unsigned K = 1; K < 8; ++K) {
@@ -506,17 +504,28 @@ TEST(RegAllocTest, SpilledPartialDefReloadsTheOldValueAndStoresAfter) {
     Acc = Bd.rr(simt::Opcode::ADD, Bd.rr(simt::Opcode::MUL, Acc, X), X);
   Bd.stGlobal(64, Bd.rr(simt::Opcode::ADD, Acc, V));
   Bd.exit();
+  return V;
+}
+
+TEST(RegAllocTest, SpilledPartialDefStoresAfterAndLeavesTheOldValueInItsSlot) {
+  // V's partial redefinition is stored right after, under the same exec
+  // mask, so the slot keeps the old value in the lanes it does not write:
+  // no reload before it (one temporary fewer), and it is OldValueInSlot.
+  Function Fn;
+  Machine M;
+  Reg V = buildPartialSpill(Fn, M);
   allocateAndCompare(Fn, 5, M);
   const auto &Insts = Fn.Blocks[0]->Insts;
   auto It = std::find_if(Insts.begin(), Insts.end(), [](const Inst &I) { return I.PartialDef; });
   ASSERT_NE(It, Insts.end()) << printed(Fn);
   ASSERT_TRUE(It != Insts.begin() && It + 1 != Insts.end());
-  const Inst &Reload = *(It - 1), &Store = *(It + 1);
-  EXPECT_TRUE(Reload.IsSpillCode && Reload.Opcode == op(simt::Opcode::LOCAL_LD_U32)) << printed(Fn);
+  EXPECT_TRUE(It->OldValueInSlot) << printed(Fn);
+  const Inst &Before = *(It - 1), &Store = *(It + 1);
   EXPECT_TRUE(Store.IsSpillCode && Store.Opcode == op(simt::Opcode::LOCAL_ST_U32)) << printed(Fn);
-  EXPECT_EQ(Reload.Ops[0].R, It->Ops[0].R);
   EXPECT_EQ(Store.Ops[2].R, It->Ops[0].R);
-  EXPECT_EQ(Reload.Ops[2].Imm, Store.Ops[1].Imm);
+  EXPECT_FALSE(Before.IsSpillCode && Before.Opcode == op(simt::Opcode::LOCAL_LD_U32) &&
+               Before.Ops[0].R == It->Ops[0].R)
+      << "the old value is reloaded\n" << printed(Fn);
   EXPECT_EQ(It->Ops[0].Orig, V);
 }
 
@@ -821,6 +830,41 @@ TEST(RegAllocCheckerTest, CatchesADroppedReload) {
     }
   EXPECT_GT(Dropped, 0u);
   EXPECT_GT(Caught, 0u);
+}
+
+TEST(RegAllocCheckerTest, AnOldValueInSlotDefNeedsItsStoreToTheValuesSlot) {
+  Function Fn;
+  Machine M;
+  buildPartialSpill(Fn, M);
+  regalloc::RegAllocOptions Opts;
+  Opts.NumRegisters = 5;
+  ASSERT_EQ(errorText(regalloc::allocateRegisters(Fn, Opts)), "");
+  EXPECT_EQ(errorText(regalloc::checkAllocation(Fn)), "");
+  auto &Insts = Fn.Blocks[0]->Insts;
+  auto It = std::find_if(Insts.begin(), Insts.end(), [](const Inst &I) { return I.OldValueInSlot; });
+  ASSERT_NE(It, Insts.end()) << printed(Fn);
+  ASSERT_TRUE(It + 1 != Insts.end() && (It + 1)->Opcode == op(simt::Opcode::LOCAL_ST_U32));
+  size_t K = It - Insts.begin();
+  {
+    // Stored to another value's slot: the lanes it does not write lose
+    // the value.
+    int64_t Own = Insts[K + 1].Ops[1].Imm, Other = Own;
+    for (const Inst &I : Insts)
+      if (I.IsSpillCode && I.Opcode == op(simt::Opcode::LOCAL_ST_U32) && I.Ops[1].Imm != Own)
+        Other = I.Ops[1].Imm;
+    ASSERT_NE(Other, Own) << "a second spill slot\n" << printed(Fn);
+    auto Broken = cloneFunction(Fn);
+    Broken->Blocks[0]->Insts[K + 1].Ops[1].Imm = Other;
+    std::string Msg = errorText(regalloc::checkAllocation(*Broken));
+    EXPECT_NE(Msg.find("partial def of a spilled value"), std::string::npos) << Msg;
+  }
+  {
+    // Not stored at all.
+    auto Broken = cloneFunction(Fn);
+    Broken->Blocks[0]->Insts.erase(Broken->Blocks[0]->Insts.begin() + K + 1);
+    std::string Msg = errorText(regalloc::checkAllocation(*Broken));
+    EXPECT_NE(Msg.find("not followed by a spill store"), std::string::npos) << Msg;
+  }
 }
 
 TEST(RegAllocCheckerTest, CatchesEveryCorruptionThatChangesTheResult) {
