@@ -608,9 +608,13 @@ Expected<bool> Selector::selectByPattern(StringRef IRName, ArrayRef<PatArg> Args
 // Types
 //===----------------------------------------------------------------------===//
 
+/// Integers of any width up to 32 live in one register, defined in their
+/// low bits (extended where a rule reads the rest), so LLVM's odd-width
+/// values (an `i3` induction variable after -O2's indvars) select like i8;
+/// in memory only the widths the ISA loads and stores.
 static bool isLegalScalar(Type *T) {
   if (T->isIntegerTy())
-    return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, T->getIntegerBitWidth());
+    return T->getIntegerBitWidth() <= 32 || T->getIntegerBitWidth() == 64;
   return T->isFloatTy() || T->isPointerTy() || T->isVoidTy() || T->isLabelTy() ||
          T->isMetadataTy() || T->isTokenTy();
 }
@@ -635,6 +639,19 @@ Error Selector::checkTypes(Instruction &I) {
       return cannotSelect(I, "vector types are not supported on simt");
     if (!isLegalScalar(T))
       return cannotSelect(I, "this type is not supported on simt");
+  }
+  Type *Accessed = nullptr;
+  if (isa<LoadInst>(I) || isa<StoreInst>(I))
+    Accessed = getLoadStoreType(&I);
+  else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
+    Accessed = CX->getCompareOperand()->getType();
+  else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
+    Accessed = RMW->getValOperand()->getType();
+  if (Accessed) {
+    if (Accessed->isIntegerTy() &&
+        !llvm::is_contained({1u, 8u, 16u, 32u, 64u}, Accessed->getIntegerBitWidth()))
+      return cannotSelect(I, "memory accesses of this integer width are not supported on simt "
+                             "(8, 16, 32 or 64 bits)");
   }
   return Error::success();
 }

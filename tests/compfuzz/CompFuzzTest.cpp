@@ -323,6 +323,13 @@ TEST(Fuzz, SixtySeedsOnIss) { fuzzSeeds(1, 60, "iss"); }
 TEST(Fuzz, FormerFindingSeedsPass) {
   fuzzSeeds(1338, 1, "iss"); // finding 9: an identity COPY merged across a first PartialDef
   fuzzSeeds(1229, 1, "iss"); // finding 10: a spilled PartialDef's reload, one register too many
+  // finding 11: an i3 induction variable (found with -O2 and 12 registers)
+  FuzzOptions O = FuzzOptions::forSeed(6042);
+  O.OptLevel = 2;
+  O.NumRegisters = 12;
+  Expected<CaseResult> R = fuzzOne(generateKernel(6042, featuresFor(O)), O, /*ReduceBudget=*/0);
+  ASSERT_TRUE(bool(R)) << toString(R.takeError());
+  EXPECT_EQ(R->Outcome.V, Verdict::Pass) << R->Report;
 }
 
 // The Verilated core runs about 300,000 cycles a second: smaller kernels.

@@ -666,6 +666,40 @@ exit:
   EXPECT_EQ(AndiOfU, 1u) << "zext of a phi with an undef incoming must mask it\n" << S.Text;
 }
 
+TEST(SelectSimtTest, OddWidthIntegersSelectLikeNarrowOnes) {
+  // LLVM's indvars makes an i3 induction variable of a loop that runs at
+  // most 7 times (compfuzz finding 11). It lives in a register's low 3
+  // bits; the compare extends it first (an andi 7).
+  Selected S = select(R"(
+define void @k(ptr addrspace(1) %p, i32 %n) {
+entry:
+  %t = trunc i32 %n to i3
+  br label %loop
+loop:
+  %i = phi i3 [ 0, %entry ], [ %i.next, %loop ]
+  %i.next = add i3 %i, 1
+  %done = icmp eq i3 %i.next, %t
+  br i1 %done, label %exit, label %loop
+exit:
+  %w = zext i3 %i.next to i32
+  store i32 %w, ptr addrspace(1) %p
+  ret void
+})");
+  ASSERT_TRUE(S.Fn) << S.Error;
+  EXPECT_LINE(S, V + " = andi " + V + ", 7");
+  Selected L = select(R"(
+define void @k(ptr addrspace(1) %p, i32 %n) {
+  %v = load i3, ptr addrspace(1) %p
+  %w = zext i3 %v to i32
+  store i32 %w, ptr addrspace(1) %p
+  ret void
+})");
+  EXPECT_FALSE(L.Fn);
+  EXPECT_NE(L.Error.find("memory accesses of this integer width are not supported"),
+            std::string::npos)
+      << L.Error;
+}
+
 //===--- errors -----------------------------------------------------------===//
 
 TEST(SelectSimtTest, DoubleIsAnErrorNamingTheInstructionAndLine) {
