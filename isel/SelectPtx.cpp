@@ -86,7 +86,7 @@ constexpr unsigned GenericAS = 0, GlobalAS = 1, SharedAS = 3, ConstAS = 4, Local
 std::optional<RegClass> classOf(Type *T) {
   if (T->isIntegerTy(1))
     return RegClass::Pred;
-  if (T->isIntegerTy(8) || T->isIntegerTy(16) || T->isIntegerTy(32))
+  if (T->isIntegerTy() && T->getIntegerBitWidth() <= 32)
     return RegClass::B32;
   if (T->isIntegerTy(64) || T->isPointerTy())
     return RegClass::B64;
@@ -97,8 +97,13 @@ std::optional<RegClass> classOf(Type *T) {
   return std::nullopt;
 }
 
-/// i8 and i16: promoted to a zero-extended B32 register.
-bool isNarrowInt(Type *T) { return T->isIntegerTy(8) || T->isIntegerTy(16); }
+/// i8 and i16, and any other width from 2 to 31 bits (LLVM's indvars
+/// makes an i3 counter for a loop of at most 7 trips): promoted to a
+/// zero-extended B32 register. Memory, parameters and atomics take only
+/// the ISA's widths (accessBits, declareParams, selectAtomicRMW).
+bool isNarrowInt(Type *T) {
+  return T->isIntegerTy() && T->getIntegerBitWidth() > 1 && T->getIntegerBitWidth() < 32;
+}
 
 /// Opcode by record name; the names are the .td's, so a miss is a bug in
 /// this file, reported as an internal error by the caller.
@@ -1081,7 +1086,7 @@ private:
         emit(O, {Operand::def(result(&I)), Operand::imm(One), Operand::imm(0), Operand::use(*P)});
         return Error::success();
       }
-      if (From->isIntegerTy(8) || From->isIntegerTy(16))
+      if (isNarrowInt(From))
         return selectNarrowExtend(I);
       break;
     case Instruction::Trunc:
@@ -1099,7 +1104,7 @@ private:
               Operand::use(Bit), Operand::imm(0)});
         return Error::success();
       }
-      if (To->isIntegerTy(8) || To->isIntegerTy(16))
+      if (isNarrowInt(To))
         return selectNarrowTrunc(I);
       break;
     case Instruction::SIToFP:

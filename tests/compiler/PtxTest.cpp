@@ -699,6 +699,34 @@ template <typename S> void checkNarrowOps(unsigned Bits) {
   }
 }
 
+TEST(PtxNarrow, OddWidthIntegersArePromotedAndMasked) {
+  // LLVM's indvars narrows a counter of at most 7 trips to i3 (compfuzz
+  // seed 6042): a zero-extended B32 register like i8, its add masked to 3
+  // bits.
+  LLVMContext Ctx;
+  SMDiagnostic Diag;
+  std::unique_ptr<Module> M = parseAssemblyString(
+      "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n"
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "define void @k(ptr addrspace(1) %p, i32 %n) {\n"
+      "entry:\n  %t = trunc i32 %n to i3\n  br label %loop\n"
+      "loop:\n  %i = phi i3 [ 0, %entry ], [ %i.next, %loop ]\n"
+      "  %i.next = add i3 %i, 1\n  %done = icmp eq i3 %i.next, %t\n"
+      "  br i1 %done, label %exit, label %loop\n"
+      "exit:\n  %w = zext i3 %i.next to i32\n  store i32 %w, ptr addrspace(1) %p\n"
+      "  ret void\n}\n",
+      Diag, Ctx);
+  ASSERT_TRUE(M) << Diag.getMessage().str();
+  Expected<isel::PtxSelection> Sel = isel::selectPtx(*M->getFunction("k"), "k");
+  ASSERT_TRUE(!!Sel) << toString(Sel.takeError());
+  unsigned MasksTo3Bits = 0;
+  for (const auto &B : Sel->Fn->Blocks)
+    for (const mir::Inst &I : B->Insts)
+      MasksTo3Bits += I.Opcode == unsigned(Opcode::AND_32) && I.Ops.size() == 3 &&
+                      I.Ops[2].isImm() && I.Ops[2].Imm == 7;
+  EXPECT_GE(MasksTo3Bits, 2u) << "the trunc and the add each masked to 3 bits";
+}
+
 TEST(PtxNarrow, EightBitOperationsComputeWhatCComputes) { checkNarrowOps<int8_t>(8); }
 TEST(PtxNarrow, SixteenBitOperationsComputeWhatCComputes) { checkNarrowOps<int16_t>(16); }
 
