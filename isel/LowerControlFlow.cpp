@@ -520,18 +520,17 @@ void Lowering::forwardCopiesIntoDefs() {
   auto Forwardable = [](const Inst &Def) {
     if (Def.Opcode == mir::LI || Def.Opcode == mir::COPY || Def.Opcode == mir::IMPLICIT_DEF)
       return true;
-    if (Def.isPseudo() || Def.Opcode >= simt::numOpcodes())
-      return false;
-    const simt::InstrDesc &D = simt::getDesc(static_cast<simt::Opcode>(Def.Opcode));
-    return !D.has(simt::ReadsRd) && !D.has(simt::WritesAllLanes) && !D.has(simt::IsMaskOp) &&
+    const simt::InstrDesc *D = mir::simtDescOf(Def);
+    return D && !D->has(simt::ReadsRd) && !D->has(simt::WritesAllLanes) &&
+           !D->has(simt::IsMaskOp) &&
            llvm::count_if(Def.Ops, [](const Operand &O) { return O.isReg() && O.IsDef; }) == 1;
   };
   auto Touches = [](const Inst &I, Reg R) {
     return llvm::any_of(I.Ops, [&](const Operand &O) { return O.isReg() && O.R == R; });
   };
   auto ChangesMask = [](const Inst &I) {
-    return !I.isPseudo() && I.Opcode < simt::numOpcodes() &&
-           simt::getDesc(static_cast<simt::Opcode>(I.Opcode)).has(simt::IsMaskOp);
+    const simt::InstrDesc *D = mir::simtDescOf(I);
+    return D && D->has(simt::IsMaskOp);
   };
   for (const auto &B : Fn.Blocks) {
     auto &Insts = B->Insts;

@@ -38,6 +38,12 @@ Reg Function::newVReg(bool Uniform, std::string DebugName) {
 
 static bool isSimtOpcode(unsigned Opc) { return Opc < simt::numOpcodes(); }
 
+const simt::InstrDesc *simtDescOf(const Inst &I) {
+  if (I.isPseudo() || !isSimtOpcode(I.Opcode))
+    return nullptr;
+  return &simt::getDesc(static_cast<simt::Opcode>(I.Opcode));
+}
+
 /// True when control never continues to the layout successor after \p I.
 static bool endsFlow(const Inst &I) {
   if (I.Opcode == BR || I.Opcode == RET || I.Opcode == BRCOND)

@@ -35,6 +35,10 @@
 #include <type_traits>
 #include <vector>
 
+namespace tandem::simt {
+struct InstrDesc;
+} // namespace tandem::simt
+
 namespace tandem::mir {
 
 class Block;
@@ -130,6 +134,10 @@ struct Inst {
 
   bool isPseudo() const { return mir::isPseudo(Opcode); }
 };
+
+/// The simt descriptor of \p I (flags, latency, memory space), or null for
+/// a pseudo or an opcode outside the simt table.
+const simt::InstrDesc *simtDescOf(const Inst &I);
 static_assert(std::is_nothrow_move_constructible_v<Inst> &&
                   std::is_nothrow_move_assignable_v<Inst>,
               "std::vector<Inst> would copy instructions when it grows");

@@ -1266,8 +1266,7 @@ void runStructurizeCFG(Function &F, TargetMachine &TM, bool SkipUniformRegions) 
 /// it through the region gets %x, and the others may get anything. Without
 /// this, the back end copies %x into the phi's register inside the region,
 /// and a copy under a narrowed mask can never share its source's register.
-/// Returns the number of phis replaced.
-unsigned foldPhisOfOneValueAndUndef(Function &F) {
+void foldPhisOfOneValueAndUndef(Function &F) {
   DominatorTree DT(F);
   LoopInfo LI(DT);
   auto CanStandFor = [&](Value *X, PHINode &Phi) {
@@ -1279,7 +1278,6 @@ unsigned foldPhisOfOneValueAndUndef(Function &F) {
     Loop *DefLoop = LI.getLoopFor(I->getParent());
     return !DefLoop || DefLoop->contains(Phi.getParent());
   };
-  unsigned Folded = 0;
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (BasicBlock &BB : F)
@@ -1300,11 +1298,9 @@ unsigned foldPhisOfOneValueAndUndef(Function &F) {
           continue;
         Phi.replaceAllUsesWith(Common);
         Phi.eraseFromParent();
-        ++Folded;
         Changed = true;
       }
   }
-  return Folded;
 }
 
 /// Branches StructurizeCFG skipped as uniform (it marks those with

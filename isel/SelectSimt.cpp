@@ -706,8 +706,8 @@ void Selector::createPhis(BasicBlock &BB) {
 /// virtual register, never r0, so cfg lowering's copies need no special case.
 /// An undef incoming (StructurizeCFG's Flow phis have one on every edge that
 /// skips the region) is a fresh vreg defined by IMPLICIT_DEF, not a loaded
-/// zero: cfg lowering turns its copy into an IMPLICIT_DEF of the phi, or
-/// into nothing under a narrowed mask, so no instruction runs for it.
+/// zero: cfg lowering turns its copy into an IMPLICIT_DEF of the phi
+/// (partial under a narrowed mask), so no instruction runs for it.
 Error Selector::fillPhis() {
   // Per predecessor: the immediates already loaded there for PHIs, so PHIs
   // sharing a constant incoming share its LI.
@@ -719,26 +719,15 @@ Error Selector::fillPhis() {
       Value *In = P.Phi->getIncomingValue(K);
       mir::Block *Pred = BlockMap.lookup(P.Phi->getIncomingBlock(K));
       // Emit into Pred in front of its terminator: constants are loaded
-      // there, and a half that is the zero register (an i64 zext's high
-      // word, undef) becomes a vreg there.
+      // there, an undef gets its IMPLICIT_DEF there, and a half that is the
+      // zero register (an i64 zext's high word) becomes a vreg there.
       mir::Inst Term = std::move(Pred->Insts.back());
       Pred->Insts.pop_back();
       Cur = Pred;
       BlockImms = std::move(PredImms[Pred]);
       BlockExts.clear();
       CurUniform = true;
-      if (isa<UndefValue>(In)) {
-        ValueRegs R{Fn->newVReg(true), P.Wide ? Fn->newVReg(true) : mir::NoReg};
-        for (Reg Half : {R.Lo, R.Hi})
-          if (Half != mir::NoReg)
-            emit(mir::IMPLICIT_DEF, {Operand::def(Half)});
-        PredImms[Pred] = std::move(BlockImms);
-        BlockImms.clear();
-        Pred->Insts.push_back(std::move(Term));
-        addPhiIncoming(P, R, Pred);
-        continue;
-      }
-      Expected<ValueRegs> Got = regsOf(In);
+      Expected<ValueRegs> Got = isa<UndefValue>(In) ? undefinedRegs(P.Wide) : regsOf(In);
       if (!Got)
         return Got.takeError();
       ValueRegs R = *Got;
@@ -754,19 +743,23 @@ Error Selector::fillPhis() {
       PredImms[Pred] = std::move(BlockImms);
       BlockImms.clear();
       Pred->Insts.push_back(std::move(Term));
-      addPhiIncoming(P, R, Pred);
+      P.B->Insts[P.Index].Ops.push_back(Operand::use(R.Lo));
+      P.B->Insts[P.Index].Ops.push_back(Operand::block(Pred));
+      if (P.Wide) {
+        P.B->Insts[P.Index + 1].Ops.push_back(Operand::use(R.Hi));
+        P.B->Insts[P.Index + 1].Ops.push_back(Operand::block(Pred));
+      }
     }
   }
   return Error::success();
 }
 
-void Selector::addPhiIncoming(const PendingPhi &P, ValueRegs R, mir::Block *Pred) {
-  P.B->Insts[P.Index].Ops.push_back(Operand::use(R.Lo));
-  P.B->Insts[P.Index].Ops.push_back(Operand::block(Pred));
-  if (P.Wide) {
-    P.B->Insts[P.Index + 1].Ops.push_back(Operand::use(R.Hi));
-    P.B->Insts[P.Index + 1].Ops.push_back(Operand::block(Pred));
-  }
+ValueRegs Selector::undefinedRegs(bool Wide) {
+  ValueRegs R{Fn->newVReg(true), Wide ? Fn->newVReg(true) : mir::NoReg};
+  for (Reg Half : {R.Lo, R.Hi})
+    if (Half != mir::NoReg)
+      emit(mir::IMPLICIT_DEF, {Operand::def(Half)});
+  return R;
 }
 
 Error Selector::selectBlock(BasicBlock &BB) {

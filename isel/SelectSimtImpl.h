@@ -97,6 +97,9 @@ private:
   llvm::Error selectInst(llvm::Instruction &I);
   void createPhis(llvm::BasicBlock &BB);
   llvm::Error fillPhis();
+  /// Fresh vregs (two for a wide phi) defined by IMPLICIT_DEF: an undef
+  /// phi incoming.
+  ValueRegs undefinedRegs(bool Wide);
   llvm::Error selectBranch(llvm::BranchInst &Br);
   void removeDeadCode();
   void eliminateLocalDuplicates();
@@ -242,8 +245,6 @@ public:
     bool Wide;
   };
   std::vector<PendingPhi> Phis;
-  /// Appends \p R, arriving from \p Pred, to \p P's MIR PHI(s).
-  void addPhiIncoming(const PendingPhi &P, ValueRegs R, mir::Block *Pred);
 };
 
 } // namespace tandem::isel::detail

@@ -52,9 +52,8 @@ bool LiveInterval::covers(unsigned Pos) const {
 }
 
 bool readsDestinationAsInput(const Inst &I) {
-  if (I.isPseudo() || I.Opcode >= simt::numOpcodes())
-    return false;
-  return simt::getDesc(static_cast<simt::Opcode>(I.Opcode)).has(simt::ReadsRd);
+  const simt::InstrDesc *D = mir::simtDescOf(I);
+  return D && D->has(simt::ReadsRd);
 }
 
 bool defReadsOldValue(const Inst &I) {

@@ -73,16 +73,10 @@ constexpr int64_t MaxSpillOffset = 2047;
 
 unsigned opc(simt::Opcode O) { return static_cast<unsigned>(O); }
 
-const simt::InstrDesc *descOf(const Inst &I) {
-  if (I.isPseudo() || I.Opcode >= simt::numOpcodes())
-    return nullptr;
-  return &simt::getDesc(static_cast<simt::Opcode>(I.Opcode));
-}
-
 bool isTerminator(const Inst &I) {
   if (I.Opcode == mir::BR || I.Opcode == mir::BRCOND || I.Opcode == mir::RET)
     return true;
-  const simt::InstrDesc *D = descOf(I);
+  const simt::InstrDesc *D = mir::simtDescOf(I);
   return D && D->has(simt::IsTerminator);
 }
 
@@ -276,7 +270,7 @@ std::vector<VRegFacts> Allocator::computeFacts(const Liveness &L) const {
   for (const auto &B : Fn.Blocks) {
     double Freq = std::pow(10.0, std::min(B->LoopDepth, 6u));
     for (const Inst &I : B->Insts) {
-      const simt::InstrDesc *D = descOf(I);
+      const simt::InstrDesc *D = mir::simtDescOf(I);
       bool WritesAllLanes = D && D->has(simt::WritesAllLanes);
       bool ReadsLaneZero = I.Opcode == opc(simt::Opcode::EMASK_SET);
       for (const Operand &O : I.Ops) {

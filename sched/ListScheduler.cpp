@@ -40,12 +40,6 @@ using mir::Reg;
 /// How an instruction takes part in memory ordering.
 enum class MemKind { None, Load, Store, Ordered };
 
-bool isSimt(const Inst &I) { return !I.isPseudo() && I.Opcode < simt::numOpcodes(); }
-
-const simt::InstrDesc *descOf(const Inst &I) {
-  return isSimt(I) ? &simt::getDesc(static_cast<simt::Opcode>(I.Opcode)) : nullptr;
-}
-
 bool isSpecialReadOfClock(const Inst &I) {
   if (I.Opcode != static_cast<unsigned>(simt::Opcode::S2R) || I.Ops.size() < 2)
     return false;
@@ -54,7 +48,7 @@ bool isSpecialReadOfClock(const Inst &I) {
 }
 
 MemKind memKindOf(const Inst &I) {
-  const simt::InstrDesc *D = descOf(I);
+  const simt::InstrDesc *D = mir::simtDescOf(I);
   if (!D)
     return MemKind::None;
   // Parameters and constants cannot change during a launch.
@@ -71,7 +65,7 @@ MemKind memKindOf(const Inst &I) {
 }
 
 bool leavesTheCore(const Inst &I) {
-  const simt::InstrDesc *D = descOf(I);
+  const simt::InstrDesc *D = mir::simtDescOf(I);
   return D && D->Space == simt::MemSpace::Global && (D->has(simt::IsLoad) || D->has(simt::IsAtomic));
 }
 
@@ -80,7 +74,7 @@ unsigned latencyOf(const Inst &I, const ScheduleOptions &Opts) {
     return 0;
   if (I.Opcode == mir::LI)
     return 2; // up to two words (movi + movt)
-  const simt::InstrDesc *D = descOf(I);
+  const simt::InstrDesc *D = mir::simtDescOf(I);
   if (!D)
     return 1;
   unsigned Lat = simt::getSchedClassDesc(D->Sched).Latency;
@@ -221,7 +215,7 @@ private:
         continue;
       }
       AccessesSinceOrdered.push_back(K);
-      SpaceOrder &Space = Spaces[static_cast<unsigned>(descOf(I)->Space)];
+      SpaceOrder &Space = Spaces[static_cast<unsigned>(mir::simtDescOf(I)->Space)];
       if (Space.LastStore)
         addEdge(*Space.LastStore, K, 1);
       if (Kind == MemKind::Load) {
