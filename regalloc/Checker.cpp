@@ -3,8 +3,9 @@
 // Input: MIR after register allocation: register operands physical, each
 // (except the zero register r0) with Operand::Orig naming the vreg it
 // stands for; spill code marked IsSpillCode (`ld.local.u32 rd, [r0 + off]`
-// reloads, `st.local.u32 [r0 + off], rs` stores, either also as `[rA + imm]`
-// right after the spill code `li rA, base` for far slots, anything else a
+// reloads, `st.local.u32 [r0 + off], rs` stores, or their all-lanes forms
+// `ld.local.all.u32`/`st.local.all.u32`, either also as `[rA + imm]` right
+// after the spill code `li rA, base` for far slots, anything else a
 // rematerialization whose def stands for the vreg it recomputes).
 // Guarantees: success only if every read of a register or spill slot finds
 // the vreg it stands for there on every path, in the spirit of regalloc2's
@@ -43,6 +44,11 @@
 //     has, so other copies of v stay valid).
 // The state is lane-agnostic: spill code runs under the exec mask of the
 // instruction it serves, so the lanes it moves are the lanes that matter.
+// The exception is a whole-warp value (an exec mask: written by emask.get,
+// which writes all 32 lanes, or read by emask.set, which reads lane 0
+// whether it is active or not): every spill store, reload or
+// rematerialization of one must be an all-lanes access, checked per
+// instruction (not part of the state).
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,10 +86,11 @@ unsigned opc(simt::Opcode O) { return static_cast<unsigned>(O); }
 /// (\p Store false) or store (true): `[r0 + off]`, or `[rA + imm]` right
 /// after the spill code `li rA, base` that addresses a far slot.
 std::optional<int64_t> spillSlot(const Inst &I, const Inst *Prev, bool Store) {
-  simt::Opcode O = Store ? simt::Opcode::LOCAL_ST_U32 : simt::Opcode::LOCAL_LD_U32;
+  simt::Opcode Masked = Store ? simt::Opcode::LOCAL_ST_U32 : simt::Opcode::LOCAL_LD_U32;
+  simt::Opcode Whole = Store ? simt::Opcode::LOCAL_ST_ALL_U32 : simt::Opcode::LOCAL_LD_ALL_U32;
   unsigned BaseOp = Store ? 0 : 1;
-  if (!I.IsSpillCode || I.Opcode != opc(O) || I.Ops.size() != 3 || !I.Ops[BaseOp].isReg() ||
-      !I.Ops[BaseOp + 1].isImm())
+  if (!I.IsSpillCode || (I.Opcode != opc(Masked) && I.Opcode != opc(Whole)) ||
+      I.Ops.size() != 3 || !I.Ops[BaseOp].isReg() || !I.Ops[BaseOp + 1].isImm())
     return std::nullopt;
   Reg Base = I.Ops[BaseOp].R;
   int64_t Imm = I.Ops[BaseOp + 1].Imm;
@@ -169,6 +176,8 @@ private:
   /// Spill slot byte offset -> location index (after the registers).
   DenseMap<int64_t, unsigned> SlotLocation;
   unsigned NumLocations = 0;
+  /// By dense id: the vreg needs all 32 lanes kept (an exec mask).
+  BitVector WholeWarp;
 
   /// Where the current instruction is, for messages.
   struct Where {
@@ -178,7 +187,12 @@ private:
   };
 
   void collectVRegsAndRegisters();
+  void collectWholeWarpValues();
   void collectSlots();
+  /// A whole-warp value moved by a lane-masked access (or recomputed)
+  /// loses its inactive lanes.
+  Error checkMovesAllLanes(const Inst &I, const Operand &Moved, const Where &W,
+                           const Twine &What) const;
   State entryState() const;
   unsigned idOf(Reg Orig) const { return DenseId[Orig - VirtRegBase]; }
   /// Applies \p I to \p S. With \p W, the first violated requirement is
@@ -211,6 +225,32 @@ void Checker::collectVRegsAndRegisters() {
       }
   Words = std::max<unsigned>(1, (VRegOfId.size() + 63) / 64);
   NumLocations = NumRegLocations;
+}
+
+void Checker::collectWholeWarpValues() {
+  WholeWarp.resize(VRegOfId.size());
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts) {
+      if (I.IsSpillCode)
+        continue;
+      const simt::InstrDesc *D = mir::simtDescOf(I);
+      bool WritesAll = D && D->has(simt::WritesAllLanes);
+      bool ReadsLaneZero = I.Opcode == opc(simt::Opcode::EMASK_SET);
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && O.R != 0 && (O.IsDef ? WritesAll : ReadsLaneZero))
+          WholeWarp.set(idOf(O.Orig));
+    }
+}
+
+Error Checker::checkMovesAllLanes(const Inst &I, const Operand &Moved, const Where &W,
+                                  const Twine &What) const {
+  const simt::InstrDesc *D = mir::simtDescOf(I);
+  if (Moved.R == 0 || !WholeWarp.test(idOf(Moved.Orig)) || (D && D->has(simt::AllLanes)))
+    return Error::success();
+  return fail(W, What + " of " + vregName(Moved.Orig) +
+                     ", an exec-mask value, moves only the active lanes; it needs "
+                     "ld.local.all.u32/st.local.all.u32 (emask.set reads lane 0, active "
+                     "or not)");
 }
 
 State Checker::entryState() const { return State(NumLocations, Words, VRegOfId.size()); }
@@ -334,6 +374,9 @@ Error Checker::transfer(State &S, ArrayRef<Inst> Insts, size_t K, const Where *W
     unsigned Slot = SlotLocation.lookup(*Off);
     if (Dst.R == 0)
       return Error::success();
+    if (W)
+      if (Error E = checkMovesAllLanes(I, Dst, *W, "spill reload"))
+        return E;
     if (Error E = require(S, Slot, Dst.Orig, W, "spill reload"))
       return E;
     S.assignRow(Dst.R, Slot);
@@ -348,6 +391,9 @@ Error Checker::transfer(State &S, ArrayRef<Inst> Insts, size_t K, const Where *W
     }
     if (Error E = require(S, Src.R, Src.Orig, W, "spill store"))
       return E;
+    if (W)
+      if (Error E = checkMovesAllLanes(I, Src, *W, "spill store"))
+        return E;
     S.assignRow(Slot, Src.R);
     // The slot now holds the value in every lane, the register only in the
     // lanes an OldValueInSlot def wrote: it no longer counts as holding it.
@@ -383,6 +429,9 @@ Error Checker::transfer(State &S, ArrayRef<Inst> Insts, size_t K, const Where *W
         return E;
     }
     if (I.IsSpillCode) { // rematerialization: the same value v already has
+      if (W)
+        if (Error E = checkMovesAllLanes(I, O, *W, "rematerialization"))
+          return E;
       S.clearRow(O.R);
       S.set(O.R, V);
       continue;
@@ -409,6 +458,7 @@ Error Checker::run() {
       if (Error E = structuralCheck(B->Insts[K], Where{B.get(), K, &B->Insts[K]}))
         return E;
   collectVRegsAndRegisters();
+  collectWholeWarpValues();
   collectSlots();
   unsigned NB = Fn.Blocks.size();
   DenseMap<const Block *, unsigned> Index;

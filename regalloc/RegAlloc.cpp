@@ -22,8 +22,10 @@
 //
 // SIMT notes: a value written by an instruction that writes all 32 lanes
 // (emask.get) or read by emask.set (which reads lane 0, active or not) is
-// never spilled: a spill store and reload only move the active lanes, so
-// the inactive lanes' copy of a saved mask would be lost. A spilled
+// a whole-warp value: its spill code is `st.local.all.u32` and
+// `ld.local.all.u32`, which move all 32 lanes whatever the exec mask (the
+// lane-masked ones would lose the inactive lanes' copy of a saved mask,
+// and lane 0 need not be active where the mask is restored). A spilled
 // PartialDef gets no reload of its old value (Inst::OldValueInSlot): the
 // instruction and its spill store run under the same exec mask, so the
 // store writes only the lanes the instruction wrote and the slot's other
@@ -119,6 +121,9 @@ struct VRegFacts {
   double Occurrences = 0; ///< operands naming it, each weighted 10^LoopDepth
   double Weight = 0;      ///< spill weight: cost of spilling per unit length
   bool Unspillable = false;
+  /// Needs all 32 lanes kept (an exec mask): spilled with the all-lanes
+  /// local accesses.
+  bool WholeWarp = false;
   /// The single def that can be re-executed anywhere, or null. Points into
   /// the function: valid until spill code is inserted (insertSpillCode
   /// copies the ones it needs first). A pointer, not a copy, because the
@@ -211,13 +216,15 @@ private:
                                        const std::vector<Reg> &Assigned) const;
   Reg pickFreeRegister(unsigned V, const LiveInterval &LI, const std::vector<VRegFacts> &Facts,
                        const std::vector<Reg> &Assigned, ArrayRef<uint64_t> RegsAt) const;
-  Error cannotFit(const Liveness &L, unsigned V, const std::vector<VRegFacts> &Facts) const;
+  Error cannotFit(const Liveness &L, unsigned V) const;
   Error insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts);
   int64_t slotOffset(unsigned Slot) const;
   Reg newAddressTemp();
   Reg spillBase(int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
-  void appendReload(Reg T, int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
-  void appendStore(Reg T, int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
+  void appendReload(Reg T, int64_t Off, bool WholeWarp, const std::string &Loc,
+                    SmallVectorImpl<Inst> &Out);
+  void appendStore(Reg T, int64_t Off, bool WholeWarp, const std::string &Loc,
+                   SmallVectorImpl<Inst> &Out);
   void rewrite(const std::vector<Reg> &Assigned);
   void recordFirstPartialDefs(const Liveness &L, const std::vector<Reg> &Assigned);
   /// Deletes identity COPYs; returns whether it deleted any.
@@ -281,11 +288,11 @@ std::vector<VRegFacts> Allocator::computeFacts(const Liveness &L) const {
         if (O.IsDef) {
           ++VF.Defs;
           if (WritesAllLanes)
-            VF.Unspillable = true;
+            VF.WholeWarp = true;
           if (isRematerializable(I))
             VF.RematDef = &I;
         } else if (ReadsLaneZero) {
-          VF.Unspillable = true;
+          VF.WholeWarp = true;
         }
       }
       if (I.Opcode == mir::COPY && mir::isVirtual(I.Ops[0].R) && mir::isVirtual(I.Ops[1].R)) {
@@ -297,8 +304,10 @@ std::vector<VRegFacts> Allocator::computeFacts(const Liveness &L) const {
   }
   for (unsigned V = 0; V < F.size(); ++V) {
     VRegFacts &VF = F[V];
-    if (VF.Defs != 1)
-      VF.RematDef = nullptr; // only a single, context-free def can be recomputed
+    // Only a single, context-free def can be recomputed, and only into the
+    // active lanes: a whole-warp value is reloaded instead.
+    if (VF.Defs != 1 || VF.WholeWarp)
+      VF.RematDef = nullptr;
     if (IsTemp[V])
       VF.Unspillable = true;
     double Length = L.Intervals[V].size() / 2.0 + 1.0;
@@ -341,7 +350,7 @@ Reg Allocator::pickFreeRegister(unsigned V, const LiveInterval &LI, const std::v
   return Free ? Reg(llvm::countr_zero(Free)) : NoReg;
 }
 
-Error Allocator::cannotFit(const Liveness &L, unsigned V, const std::vector<VRegFacts> &Facts) const {
+Error Allocator::cannotFit(const Liveness &L, unsigned V) const {
   unsigned G = L.Intervals[V].start() / 2;
   unsigned B = L.blockOf(G);
   const Block &Blk = *Fn.Blocks[B];
@@ -352,8 +361,6 @@ Error Allocator::cannotFit(const Liveness &L, unsigned V, const std::vector<VReg
   const Inst &I = Blk.Insts[K];
   std::string What = IsTemp[V] ? formatv("a spill temporary of {0}", describeVReg(Fn, StandsFor[V])).str()
                                : describeVReg(Fn, vregOf(V));
-  if (!IsTemp[V] && Facts[V].Unspillable)
-    What += " (an exec-mask value, which is never spilled)";
   return createStringError(formatv("kernel '{0}': cannot allocate registers: at bb.{1}, instruction {2} "
                                    "({3}){4}, {5} needs a register but r1..r{6} all hold values that "
                                    "cannot be spilled there; the code needs more than the "
@@ -438,7 +445,7 @@ Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vecto
       continue;
     }
     if (Best == NoReg)
-      return cannotFit(L, V, Facts);
+      return cannotFit(L, V);
     for (unsigned X : BestConflicts) {
       Evict(X, Best);
       Spilled.push_back(X);
@@ -473,21 +480,21 @@ Reg Allocator::spillBase(int64_t Off, const std::string &Loc, SmallVectorImpl<In
   return A;
 }
 
-void Allocator::appendReload(Reg T, int64_t Off, const std::string &Loc,
+/// A whole-warp value (an exec mask) moves with the all-lanes forms.
+void Allocator::appendReload(Reg T, int64_t Off, bool WholeWarp, const std::string &Loc,
                              SmallVectorImpl<Inst> &Out) {
   Reg Base = spillBase(Off, Loc, Out);
   int64_t Imm = Base == 0 ? Off : 0;
-  Out.push_back(spillCode(
-      Inst(opc(simt::Opcode::LOCAL_LD_U32), {Operand::def(T), Operand::use(Base), Operand::imm(Imm)}),
-      Loc));
+  simt::Opcode Load = WholeWarp ? simt::Opcode::LOCAL_LD_ALL_U32 : simt::Opcode::LOCAL_LD_U32;
+  Out.push_back(spillCode(Inst(opc(Load), {Operand::def(T), Operand::use(Base), Operand::imm(Imm)}), Loc));
 }
 
-void Allocator::appendStore(Reg T, int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out) {
+void Allocator::appendStore(Reg T, int64_t Off, bool WholeWarp, const std::string &Loc,
+                            SmallVectorImpl<Inst> &Out) {
   Reg Base = spillBase(Off, Loc, Out);
   int64_t Imm = Base == 0 ? Off : 0;
-  Out.push_back(spillCode(
-      Inst(opc(simt::Opcode::LOCAL_ST_U32), {Operand::use(Base), Operand::imm(Imm), Operand::use(T)}),
-      Loc));
+  simt::Opcode Store = WholeWarp ? simt::Opcode::LOCAL_ST_ALL_U32 : simt::Opcode::LOCAL_ST_U32;
+  Out.push_back(spillCode(Inst(opc(Store), {Operand::use(Base), Operand::imm(Imm), Operand::use(T)}), Loc));
 }
 
 Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts) {
@@ -537,14 +544,18 @@ Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<V
           ++Stats.Remats;
         } else {
           int64_t Off = slotOffset(SlotOf[vregIndex(V)]);
-          if (Uses || (Defs && readsDestinationAsInput(I))) {
-            appendReload(T, Off, I.Loc, Before);
+          // A whole-warp value's store writes all lanes of the register,
+          // so a partial def of one needs its old value in the register.
+          bool ReloadOldValue =
+              Defs && (readsDestinationAsInput(I) || (I.PartialDef && VF.WholeWarp));
+          if (Uses || ReloadOldValue) {
+            appendReload(T, Off, VF.WholeWarp, I.Loc, Before);
             ++Stats.SpillReloads;
           } else if (Defs && I.PartialDef) {
             I.OldValueInSlot = true;
           }
           if (Defs) {
-            appendStore(T, Off, I.Loc, After);
+            appendStore(T, Off, VF.WholeWarp, I.Loc, After);
             ++Stats.SpillStores;
           }
         }

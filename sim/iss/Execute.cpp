@@ -345,6 +345,11 @@ bool Runner::execMemory(Opcode Op, const PInst &I, uint32_t Exec,
     TANDEM_MEM_OPS(GLOBAL, MemSpace::Global)
     TANDEM_MEM_OPS(SHARED, MemSpace::Shared)
     TANDEM_MEM_OPS(LOCAL, MemSpace::Local)
+  // Mask spill code: every lane, active or not.
+  case Opcode::LOCAL_LD_ALL_U32:
+    return load<MemSpace::Local, 4, false>(I, AllLanes);
+  case Opcode::LOCAL_ST_ALL_U32:
+    return store<MemSpace::Local, 4>(I, AllLanes);
   case Opcode::PARAM_LD_U32:
     return load<MemSpace::Param, 4, false>(I, Exec);
   case Opcode::CONST_LD_U32:
@@ -475,6 +480,10 @@ void Runner::traceLine(const PInst &I, unsigned Index, uint32_t Pc,
                        uint32_t ExecBefore, bool Taken, uint32_t NextPc) {
   raw_ostream &OS = *L.Trace;
   const simt::InstrDesc &D = simt::getDesc(I.Op);
+  // An all-lanes instruction (mask spill code) acts in every lane: its
+  // mask, addresses and stored values are shown for all 32, as on rtl.
+  if (D.has(simt::AllLanes))
+    ExecBefore = AllLanes;
   OS << "b=" << B.Linear << " w=" << W.Id << " pc=" << pcHex(Pc)
      << " mask=" << format_hex_no_prefix(ExecBefore, 8) << ' '
      << P.asmAt(Index);
@@ -550,7 +559,8 @@ template <bool Tracing> Error Runner::run() {
       if (Op != Opcode::INVALID &&
           (simt::getDesc(Op).Flags &
            (simt::IsLoad | simt::IsStore | simt::IsAtomic)))
-        recordAddresses(I, Exec);
+        recordAddresses(I, simt::getDesc(Op).has(simt::AllLanes) ? AllLanes
+                                                                   : Exec);
     }
 
     switch (Op) {
@@ -863,6 +873,15 @@ template <bool Tracing> Error Runner::run() {
       return makeFault(L, B, W, -1, Pc,
                        "illegal instruction: " + P.IllegalWhy[Index]);
 
+    case Opcode::LOCAL_LD_ALL_U32:
+    case Opcode::LOCAL_ST_ALL_U32: {
+      // Mask spill code acts in every lane, so it counts 32 threads.
+      ThreadCount[unsigned(Op)] += 32 - unsigned(llvm::popcount(Exec));
+      bool Handled = false;
+      if (!execMemory(Op, I, Exec, Handled))
+        return makeFault(L, B, W, FaultLane, Pc, FaultMsg);
+      break;
+    }
     default: {
       bool Handled = false;
       if (!execMemory(Op, I, Exec, Handled))

@@ -276,6 +276,7 @@ module simt_core
   // The issuing instruction, and what it reads across the whole warp.
   logic [7:0]  i_op;
   logic [31:0] i_exec, i_alive, i_pc, i_imm;
+  logic [31:0] i_lanes;       // the lanes it acts in: exec, or all for mask spill code
   logic [31:0] i_nonzero;     // active lanes whose rs1 != 0
   logic [32*32-1:0] i_row1, i_row2, i_row3;
   logic        i_taken;
@@ -284,6 +285,7 @@ module simt_core
   always_comb begin
     i_op = f_op[pick];
     i_exec = warp_exec[pick];
+    i_lanes = opcode_all_lanes(i_op) ? 32'hffffffff : i_exec;
     i_alive = warp_alive[pick];
     i_pc = warp_pc[pick];
     i_imm = f_imm[pick];
@@ -330,7 +332,7 @@ module simt_core
       .SHARED_BANKS(SHARED_BANKS)
   ) u_lsu (
       .clk(clk), .rst(rst), .start(start), .issue(lsu_issue), .op(i_op),
-      .warp(pick), .pc(i_pc), .exec(i_exec), .rd(f_rd[pick]), .imm(i_imm),
+      .warp(pick), .pc(i_pc), .exec(i_lanes), .rd(f_rd[pick]), .imm(i_imm),
       .row1(i_row1), .row2(i_row2), .row3(i_row3), .local_base(local_base),
       .local_warp_stride(local_warp_stride), .idle(lsu_idle),
       .chk_valid(chk_valid), .chk_op(chk_op), .chk_warp(chk_warp),
@@ -458,7 +460,7 @@ module simt_core
         cnt_op_thread[o] <= '0;
       end else if (counting && pick_valid && !illegal[pick] && i_op == 8'(o)) begin
         cnt_op_warp[o] <= cnt_op_warp[o] + 1;
-        cnt_op_thread[o] <= cnt_op_thread[o] + 64'($countones(i_exec));
+        cnt_op_thread[o] <= cnt_op_thread[o] + 64'($countones(i_lanes));
       end
     end
   end

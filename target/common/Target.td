@@ -124,6 +124,9 @@ class Instruction {
   bit isExit = 0;
   bit readsRd = 0;
   bit writesAllLanes = 0;
+  // Acts in all 32 lanes, active or not (exec is ignored): the memory
+  // accesses that spill and reload exec-mask values.
+  bit allLanes = 0;
   bit isMaskOp = 0;
   bit isWarpOp = 0;
   bit isFloat = 0;

@@ -90,6 +90,7 @@ enum InstrFlag : uint32_t {
   IsMaskOp = 1u << 10,    ///< reads or writes the exec mask
   IsWarpOp = 1u << 11,    ///< reads other lanes (shuffle, vote)
   IsFloat = 1u << 12,     ///< fp32 arithmetic (canonical NaN results)
+  AllLanes = 1u << 13,    ///< acts in all 32 lanes, active or not (mask spill code)
 };
 
 /// One operand in assembly order.

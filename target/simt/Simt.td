@@ -23,8 +23,10 @@ def SimtTarget : TargetDescription<"The Tandem SIMT instruction set", [
   "warp instruction. Each warp has an *exec* mask (lanes that execute) and an "
   "*alive* mask (lanes that have not exited); exec is always a subset of alive. "
   "An instruction acts only in the active lanes: inactive lanes keep their "
-  "registers and touch no memory, except where an instruction says it writes "
-  "all lanes.",
+  "registers and touch no memory, except where an instruction says it acts in "
+  "all lanes (`emask.get` writes its result in all 32; `ld.local.all.u32` and "
+  "`st.local.all.u32`, which spill a saved mask, access local memory in all 32, "
+  "exited lanes included).",
   "### Divergence\n"
   "The compiler manages divergence with the exec mask: `emask.get` saves it, "
   "`emask.and`/`emask.andn` narrow it to the lanes where a condition holds or "

@@ -180,6 +180,21 @@ defm GLOBAL : MemOps<0x50, "global", GlobalSpace>;
 defm SHARED : MemOps<0x60, "shared", SharedSpace>;
 defm LOCAL : MemOps<0x70, "local",  LocalSpace>;
 
+// Whole-warp local accesses: the only memory instructions that ignore the
+// exec mask. The register allocator spills a saved exec mask with them: an
+// emask.get result must survive in every lane (emask.set reads lane 0, which
+// need not be active where the mask is restored), and a lane-masked store and
+// reload would keep only the active ones.
+let allLanes = 1 in {
+def LOCAL_LD_ALL_U32 : LoadInst<0x77, "ld.local.all.u32", LocalSpace, 4, 0> {
+  let writesAllLanes = 1;
+  let Description = "rd = 4-byte value at Local address rs1 + imm, in all 32 lanes, active or not: reloads a spilled exec mask";
+}
+def LOCAL_ST_ALL_U32 : StoreInst<0x7F, "st.local.all.u32", LocalSpace, 4> {
+  let Description = "store rs2 at Local address rs1 + imm in all 32 lanes, active or not: spills an exec mask saved with emask.get";
+}
+}
+
 def PARAM_LD_U32 : LoadInst<0x5C, "ld.param.u32", ParamSpace, 4, 0>;
 def CONST_LD_U32 : LoadInst<0x5D, "ld.const.u32", ConstSpace, 4, 0>;
 

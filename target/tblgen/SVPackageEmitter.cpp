@@ -10,6 +10,7 @@
 
 #include "Emitters.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
@@ -103,6 +104,12 @@ void emitSVPackage(const TargetModel &M, raw_ostream &OS) {
   emitOpcodeFunction(M, OS, "logic [7:0]", "opcode_release_cycles", "8'd1",
                      [](const InstrModel &I) {
                        return "8'd" + std::to_string(I.Sched->ReleaseAtCycles);
+                     });
+  // Instructions that act in all 32 lanes whatever the exec mask (the
+  // exec-mask spill code): the core hands the LSU all lanes for them.
+  emitOpcodeFunction(M, OS, "logic", "opcode_all_lanes", "1'b0",
+                     [](const InstrModel &I) {
+                       return std::string(is_contained(I.Flags, "AllLanes") ? "1'b1" : "1'b0");
                      });
   OS << "endpackage\n";
 }

@@ -223,7 +223,7 @@ void readInstrFlags(const Record *R, InstrModel &I) {
       {"isBarrier", "IsBarrier"},   {"isExit", "IsExit"},
       {"readsRd", "ReadsRd"},       {"writesAllLanes", "WritesAllLanes"},
       {"isMaskOp", "IsMaskOp"},     {"isWarpOp", "IsWarpOp"},
-      {"isFloat", "IsFloat"}};
+      {"isFloat", "IsFloat"},       {"allLanes", "AllLanes"}};
   for (auto [Bit, Flag] : FlagBits)
     if (R->getValueAsBit(Bit))
       I.Flags.push_back(Flag);

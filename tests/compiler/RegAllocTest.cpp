@@ -169,9 +169,11 @@ Expected<std::map<uint32_t, uint32_t>> interpret(const Function &Fn, Machine M) 
     case Opcode::S2R: Set(I.Ops[1].Imm == 0 ? M.Tid : 100 + static_cast<uint32_t>(I.Ops[1].Imm)); break;
     case Opcode::PARAM_LD_U32: Set(M.Params.at((A + Imm) / 4)); break;
     case Opcode::GLOBAL_LD_U32: Set(M.Global[A + Imm]); break;
-    case Opcode::LOCAL_LD_U32: Set(LoadLocal(A + Imm)); break;
+    case Opcode::LOCAL_LD_U32:
+    case Opcode::LOCAL_LD_ALL_U32: Set(LoadLocal(A + Imm)); break;
     case Opcode::GLOBAL_ST_U32: M.Global[Get(I.Ops[0]) + I.Ops[1].Imm] = Get(I.Ops[2]); break;
-    case Opcode::LOCAL_ST_U32: Local[Get(I.Ops[0]) + I.Ops[1].Imm] = Get(I.Ops[2]); break;
+    case Opcode::LOCAL_ST_U32:
+    case Opcode::LOCAL_ST_ALL_U32: Local[Get(I.Ops[0]) + I.Ops[1].Imm] = Get(I.Ops[2]); break;
     case Opcode::EMASK_GET: Set(1); break; // one lane: every mask is "lane 0"
     case Opcode::EMASK_SET:
     case Opcode::EMASK_AND:
@@ -551,22 +553,35 @@ TEST(RegAllocTest, CopiesAreCoalescedUnlessTheValuesOverlap) {
   EXPECT_EQ((*Out)[4], 1u);
 }
 
-TEST(RegAllocTest, ExecMaskValuesAreNeverSpilled) {
-  // A saved mask (emask.get writes all lanes, emask.set reads lane 0) stays
-  // in a register even when it is the longest-lived, least-used value.
-  PressureKernel K(12);
+/// A pressure kernel with a saved exec mask around all of it: the
+/// longest-lived, least-used value, so the first to spill.
+Reg addMaskAroundTheKernel(PressureKernel &K) {
   Block *Entry = K.Fn.Blocks[0].get();
   Reg Mask = K.Fn.newVReg();
   Entry->Insts.insert(Entry->Insts.begin(), Inst(op(simt::Opcode::EMASK_GET), {Operand::def(Mask)}));
   Entry->Insts.insert(Entry->Insts.end() - 1, Inst(op(simt::Opcode::EMASK_SET), {Operand::use(Mask)}));
+  return Mask;
+}
+
+TEST(RegAllocTest, ExecMaskValuesSpillWithAllLanesAccesses) {
+  // A saved mask (emask.get writes all lanes, emask.set reads lane 0, active
+  // or not) is stored and reloaded with st/ld.local.all.u32, never the
+  // lane-masked forms, and never rematerialized.
+  PressureKernel K(12);
+  Reg Mask = addMaskAroundTheKernel(K);
   allocateAndCompare(K.Fn, 6, K.M);
-  EXPECT_GT(K.Fn.Stats.SpillSlots, 0u);
+  unsigned MaskStores = 0, MaskReloads = 0;
   for (const auto &B : K.Fn.Blocks)
     for (const Inst &I : B->Insts)
       for (const Operand &O : I.Ops)
-        if (O.isReg() && O.Orig == Mask) {
-          EXPECT_FALSE(I.IsSpillCode) << printed(K.Fn);
+        if (O.isReg() && O.Orig == Mask && I.IsSpillCode) {
+          bool AllLanes = I.Opcode == op(simt::Opcode::LOCAL_ST_ALL_U32) ||
+                          I.Opcode == op(simt::Opcode::LOCAL_LD_ALL_U32);
+          EXPECT_TRUE(AllLanes) << printed(K.Fn);
+          (I.Opcode == op(simt::Opcode::LOCAL_ST_ALL_U32) ? MaskStores : MaskReloads) += 1;
         }
+  EXPECT_EQ(MaskStores, 1u) << printed(K.Fn);
+  EXPECT_EQ(MaskReloads, 1u) << printed(K.Fn);
 }
 
 TEST(RegAllocTest, ReportsWhenOneInstructionNeedsMoreRegistersThanExist) {
@@ -864,6 +879,29 @@ TEST(RegAllocCheckerTest, AnOldValueInSlotDefNeedsItsStoreToTheValuesSlot) {
     Broken->Blocks[0]->Insts.erase(Broken->Blocks[0]->Insts.begin() + K + 1);
     std::string Msg = errorText(regalloc::checkAllocation(*Broken));
     EXPECT_NE(Msg.find("not followed by a spill store"), std::string::npos) << Msg;
+  }
+}
+
+TEST(RegAllocCheckerTest, AnExecMaskSpilledWithLaneMaskedCodeIsRejected) {
+  // The lane-masked forms would lose the inactive lanes' copy of the mask,
+  // which the lane-agnostic dataflow cannot see: a rule of its own.
+  for (simt::Opcode AllLanes : {simt::Opcode::LOCAL_ST_ALL_U32, simt::Opcode::LOCAL_LD_ALL_U32}) {
+    PressureKernel K(12);
+    addMaskAroundTheKernel(K);
+    regalloc::RegAllocOptions Opts;
+    Opts.NumRegisters = 6;
+    ASSERT_EQ(errorText(regalloc::allocateRegisters(K.Fn, Opts)), "");
+    ASSERT_EQ(errorText(regalloc::checkAllocation(K.Fn)), "");
+    bool Replaced = false;
+    for (Inst &I : K.Fn.Blocks[0]->Insts)
+      if (I.Opcode == op(AllLanes)) {
+        I.Opcode = op(AllLanes == simt::Opcode::LOCAL_ST_ALL_U32 ? simt::Opcode::LOCAL_ST_U32
+                                                                  : simt::Opcode::LOCAL_LD_U32);
+        Replaced = true;
+      }
+    ASSERT_TRUE(Replaced) << printed(K.Fn);
+    std::string Msg = errorText(regalloc::checkAllocation(K.Fn));
+    EXPECT_NE(Msg.find("an exec-mask value, moves only the active lanes"), std::string::npos) << Msg;
   }
 }
 

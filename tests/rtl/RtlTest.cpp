@@ -296,4 +296,61 @@ TEST(Rtl, RunningOffTheCodeFaultsLikeIss) {
   }
 }
 
+// The exec-mask spill code: ld.local.all.u32 and st.local.all.u32 act in
+// all 32 lanes whatever exec is (here warp 0 runs them with lanes 0..15
+// inactive, and warp 1, whose lanes 8..31 never lived, with exec 0).
+// Thread t writes 100 if its lane
+// was active at the all-lanes store, else the 7 its register held before;
+// lane-masked accesses would leave 1 in the slot and 3 in the register.
+TEST(Rtl, AllLanesLocalAccessesIgnoreExecLikeIss) {
+  const char *Src = R"(
+.kernel k
+.param out ptr
+.param mask u32
+.local 4
+    s2r r1, %tid.x
+    shli r2, r1, 2
+    ld.param.u32 r3, [r0 + @out]
+    add r3, r3, r2
+    li r4, 1
+    st.local.u32 [r0 + 0], r4
+    li r5, 7
+    li r6, 3
+    emask.get r7
+    ld.param.u32 r8, [r0 + @mask]
+    emask.set r8
+    li r5, 100
+    st.local.all.u32 [r0 + 0], r5
+    ld.local.all.u32 r6, [r0 + 0]
+    emask.set r7
+    st.global.u32 [r3 + 0], r6
+    exit
+)";
+  constexpr unsigned Threads = 40;
+  constexpr uint32_t Mask = 0xffff0000u;
+  std::string Traces[2];
+  for (int Dev = 0; Dev < 2; ++Dev) {
+    SCOPED_TRACE(Dev ? "rtl" : "iss");
+    raw_string_ostream OS(Traces[Dev]);
+    auto D = open(Dev ? "rtl" : "iss", &OS);
+    ASSERT_TRUE(D);
+    auto Out = D->alloc(Threads * 4);
+    ASSERT_TRUE(bool(Out));
+    ASSERT_FALSE(bool(D->write<uint32_t>(*Out, std::vector<uint32_t>(Threads, 0xdeadbeefu))));
+    Counters C = runOn(*D, Src, Threads, {KernelArg::ptr(*Out), KernelArg::u32(Mask)});
+    std::vector<uint32_t> Got(Threads);
+    ASSERT_FALSE(bool(D->read<uint32_t>(Got, *Out)));
+    for (unsigned T = 0; T < Threads; ++T)
+      EXPECT_EQ(Got[T], Mask >> (T % 32) & 1 ? 100u : 7u) << "thread " << T;
+    // Both warps store and load all 32 lanes: 2 x 32 x 4 bytes each way,
+    // next to the masked store's 40 x 4.
+    EXPECT_EQ(C.get("local_store_bytes"), 2u * 32 * 4 + Threads * 4);
+    EXPECT_EQ(C.get("local_load_bytes"), 2u * 32 * 4);
+  }
+  std::vector<std::string> TA = perWarp(Traces[0]), TB = perWarp(Traces[1]);
+  ASSERT_EQ(TA.size(), TB.size());
+  for (size_t I = 0; I < TA.size(); ++I)
+    EXPECT_EQ(TB[I], TA[I]) << "first diverging trace line " << I;
+}
+
 } // namespace
