@@ -101,8 +101,10 @@ bool isRematerializable(const Inst &I) {
     return false;
   if (I.Opcode == mir::LI || I.Opcode == mir::IMPLICIT_DEF)
     return true;
-  if (I.Opcode == opc(simt::Opcode::PARAM_LD_U32))
-    return I.Ops.size() == 3 && I.Ops[1].isReg() && I.Ops[1].R == 0; // params are read-only
+  // Parameters and the image's const data (__constant__ values, the data
+  // section's base address) are read-only while a kernel runs.
+  if (I.Opcode == opc(simt::Opcode::PARAM_LD_U32) || I.Opcode == opc(simt::Opcode::CONST_LD_U32))
+    return I.Ops.size() == 3 && I.Ops[1].isReg() && I.Ops[1].R == 0;
   if (I.Opcode == opc(simt::Opcode::S2R))
     return I.Ops.size() == 2 && I.Ops[1].isImm() && isConstantSpecialReg(I.Ops[1].Imm);
   return false;

@@ -57,6 +57,7 @@ struct Builder {
   }
   Reg ldGlobal(int64_t Off) { return ri(simt::Opcode::GLOBAL_LD_U32, 0, Off); }
   Reg param(int64_t Off) { return ri(simt::Opcode::PARAM_LD_U32, 0, Off); }
+  Reg constWord(int64_t Off) { return ri(simt::Opcode::CONST_LD_U32, 0, Off); }
   Reg s2r(int64_t Special) {
     Reg R = Fn.newVReg();
     emit(Inst(op(simt::Opcode::S2R), {Operand::def(R), Operand::imm(Special)}));
@@ -99,6 +100,7 @@ std::unique_ptr<Function> cloneFunction(const Function &Fn) {
 
 struct Machine {
   std::vector<uint32_t> Params;
+  std::vector<uint32_t> Const; ///< the image's constant data, by word
   uint32_t Tid = 3;
   std::map<uint32_t, uint32_t> Global; ///< inputs and outputs
 };
@@ -168,6 +170,7 @@ Expected<std::map<uint32_t, uint32_t>> interpret(const Function &Fn, Machine M) 
     case Opcode::MULI: Set(A * static_cast<uint32_t>(Imm)); break;
     case Opcode::S2R: Set(I.Ops[1].Imm == 0 ? M.Tid : 100 + static_cast<uint32_t>(I.Ops[1].Imm)); break;
     case Opcode::PARAM_LD_U32: Set(M.Params.at((A + Imm) / 4)); break;
+    case Opcode::CONST_LD_U32: Set(M.Const.at((A + Imm) / 4)); break;
     case Opcode::GLOBAL_LD_U32: Set(M.Global[A + Imm]); break;
     case Opcode::LOCAL_LD_U32:
     case Opcode::LOCAL_LD_ALL_U32: Set(LoadLocal(A + Imm)); break;
@@ -364,10 +367,14 @@ TEST(RegAllocTest, TooManyLiveValuesAreSpilledToLocalSlots) {
 }
 
 TEST(RegAllocTest, ConstantsParamsAndThreadIdsAreRematerializedNotSpilled) {
+  // Also a word of the image's const data at [r0 + imm] (a __constant__
+  // value, or the data section's base address that __device__ accesses
+  // add to): read-only while a kernel runs, so recomputable anywhere.
   Function Fn;
   Fn.Name = "remat";
   Builder Bd{Fn, Fn.addBlock("entry")};
   std::vector<Reg> V;
+  V.push_back(Bd.constWord(8)); // read last: the longest-lived
   for (int K = 0; K < 6; ++K)
     V.push_back(Bd.li(1000 + K));
   V.push_back(Bd.param(4));
@@ -379,11 +386,14 @@ TEST(RegAllocTest, ConstantsParamsAndThreadIdsAreRematerializedNotSpilled) {
   Bd.exit();
   Machine M;
   M.Params = {11, 22};
+  M.Const = {5, 6, 0x1234567};
   allocateAndCompare(Fn, 4, M);
   EXPECT_GT(Fn.Stats.Remats, 0u);
   EXPECT_EQ(Fn.Stats.SpillSlots, 0u) << printed(Fn);
   EXPECT_EQ(countOpcode(Fn, op(simt::Opcode::LOCAL_ST_U32)), 0u);
+  EXPECT_GT(countOpcode(Fn, op(simt::Opcode::CONST_LD_U32), true), 0u) << printed(Fn);
   EXPECT_EQ(countOpcode(Fn, LI, true) + countOpcode(Fn, op(simt::Opcode::PARAM_LD_U32), true) +
+                countOpcode(Fn, op(simt::Opcode::CONST_LD_U32), true) +
                 countOpcode(Fn, op(simt::Opcode::S2R), true),
             Fn.Stats.Remats);
 }
