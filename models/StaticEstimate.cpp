@@ -351,8 +351,10 @@ Error WarpWalk::memory(size_t I, const simt::DecodedInst &Inst,
   }
   const Reg &Base = R[Inst.Rs1];
   std::optional<size_t> Loop = innermostLoop(I);
+  // The exec-mask spill code acts in all 32 lanes, as on the devices.
+  uint32_t Lanes = D.has(simt::AllLanes) ? ~0u : Exec;
   for (unsigned Lane = 0; Lane < 32; ++Lane) {
-    if (!((Exec >> Lane) & 1))
+    if (!((Lanes >> Lane) & 1))
       continue;
     uint32_t Addr = Base.V[Lane] + uint32_t(Inst.Imm);
     if (!((Base.Known >> Lane) & 1)) {
@@ -506,6 +508,8 @@ Error WarpWalk::run() {
                    .equals_insensitive("lsu")) {
       if (Error E = memory(I, Inst, Addrs))
         return E;
+      if (D.has(simt::AllLanes))
+        W.Mask = ~0u; // as the iss trace shows it
     } else {
       switch (Op) {
       case Opcode::SEL:
@@ -708,7 +712,7 @@ Expected<LaunchProfile> estimateLaunch(const KernelImage &Img, const StaticLaunc
     return Code.takeError();
   std::vector<MachineLoop> Loops = loopsOf(*Code, K->EntryOffset);
   TraceProfiler Profiler(C, Latencies, CollectRounds);
-  Profiler.beginLaunch(L.Kernel);
+  Profiler.beginLaunch(L.Kernel, K->LocalBytes);
   uint64_t Blocks = uint64_t(L.Grid[0]) * L.Grid[1] * L.Grid[2];
   uint64_t Threads = uint64_t(L.Block[0]) * L.Block[1] * L.Block[2];
   uint32_t Warps = uint32_t((Threads + 31) / 32);

@@ -292,7 +292,12 @@ void TraceProfiler::consumeLine(StringRef Line) {
 void TraceProfiler::startLaunch(StringRef Line) {
   size_t At = Line.find("kernel=");
   StringRef Rest = At == StringRef::npos ? StringRef() : Line.substr(At + 7);
-  beginLaunch(Rest.split(' ').first);
+  uint32_t LocalBytes = 0;
+  size_t LocalAt = Line.find(" local=");
+  if (LocalAt != StringRef::npos &&
+      Line.substr(LocalAt + 7).split(' ').first.getAsInteger(10, LocalBytes))
+    LocalBytes = 0;
+  beginLaunch(Rest.split(' ').first, LocalBytes);
 }
 
 void TraceProfiler::finish() { finishBlock(); }
@@ -415,8 +420,9 @@ void TraceProfiler::instruction(StringRef Line) {
   addInstruction(I);
 }
 
-void TraceProfiler::beginLaunch(StringRef Kernel) {
+void TraceProfiler::beginLaunch(StringRef Kernel, uint32_t LocalBytes) {
   finishBlock();
+  LocalWarpStride = uint32_t(alignTo(LocalBytes, 4) * 32);
   Launches.emplace_back();
   Launches.back().Kernel = Kernel.str();
   LsuModel = std::make_unique<LsuCostModel>(Config);
@@ -532,14 +538,21 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
     R.Cached = D.Space == simt::MemSpace::Global || D.Space == simt::MemSpace::Local;
     R.OnCore = D.Space == simt::MemSpace::Param || D.Space == simt::MemSpace::Const;
     if (D.Space == simt::MemSpace::Local) {
-      // The RTL interleaves local words across lanes (docs/RTL.md); the
-      // base is unknown here, so warps get disjoint made-up regions.
+      // The rtl interleaves local words across lanes and gives each warp
+      // LocalWarpStride bytes from one allocation (docs/RTL.md). Its base
+      // is unknown here (256-aligned, like this made-up one); the stride
+      // decides which warps' slots share L1 sets, so it is the rtl's when
+      // the launch says (a 1 MiB stride put every warp's slot in one set:
+      // conflict misses the rtl does not have). The all-lanes spill code
+      // lists all 32 lanes in the trace, whatever the exec mask.
+      uint32_t Stride = LocalWarpStride ? LocalWarpStride : 0x100000u;
+      uint32_t Lanes = D.has(simt::AllLanes) ? ~0u : I.Mask;
       SmallVector<uint32_t, 32> Translated;
       size_t Next = 0;
       for (unsigned Lane = 0; Lane < 32 && Next < Addrs.size(); ++Lane)
-        if ((I.Mask >> Lane) & 1) {
+        if ((Lanes >> Lane) & 1) {
           uint32_t A = Addrs[Next++];
-          Translated.push_back(0xC0000000u + I.Warp * 0x100000u +
+          Translated.push_back(0xC0000000u + I.Warp * Stride +
                                (((A >> 2) << 5) + Lane) * 4 + (A & 3));
         }
       Addrs = Translated;

@@ -159,7 +159,10 @@ public:
   /// The structured way in (the static estimator): a launch of \p Kernel
   /// starts; then its instructions, a block's together, each warp's in
   /// program order.
-  void beginLaunch(llvm::StringRef Kernel);
+  /// \p LocalBytes: the kernel's local memory per thread (spill slots and
+  /// local arrays), which fixes where each warp's local lines fall in the
+  /// L1 as on the rtl; 0 if unknown.
+  void beginLaunch(llvm::StringRef Kernel, uint32_t LocalBytes = 0);
   void addInstruction(const WarpInstruction &I);
 
 private:
@@ -187,6 +190,9 @@ private:
   std::string Partial;
   uint64_t Pos = 0, Malformed = 0;
   int64_t CurrentBlock = -1;
+  /// Bytes between two warps' local areas (the rtl's local_warp_stride),
+  /// 0 if the launch did not say.
+  uint32_t LocalWarpStride = 0;
   std::vector<std::unique_ptr<WarpState>> Warps;
   std::unique_ptr<LsuCostModel> LsuModel;
 };

@@ -289,10 +289,15 @@ Error Simulator::launch(const LaunchParams &P, Counters &Out) {
   L.Trace = Opts.Trace;
   L.S.WarpInstrs.assign(opcodeSlots(), 0);
   L.S.ThreadInstrs.assign(opcodeSlots(), 0);
-  if (L.Trace)
+  if (L.Trace) {
     *L.Trace << "# launch kernel=" << K->Name << " grid=" << P.Grid.X << ','
              << P.Grid.Y << ',' << P.Grid.Z << " block=" << P.Block.X << ','
-             << P.Block.Y << ',' << P.Block.Z << '\n';
+             << P.Block.Y << ',' << P.Block.Z;
+    // Per-thread local bytes: the model lays out spill slots as the rtl does.
+    if (K->LocalBytes)
+      *L.Trace << " local=" << K->LocalBytes;
+    *L.Trace << '\n';
+  }
 
   std::vector<uint32_t> RegFile(size_t(L.NumWarps) * Prog.Rows * 32);
   std::vector<uint8_t> LocalMem(size_t(L.NumWarps) * alignTo(L.LocalBytes, 4) *

@@ -132,6 +132,40 @@ TEST(TraceProfiler, BuildsWarpsSegmentsAndLsuCosts) {
 
 namespace {
 
+/// L1 hits and misses the profiler predicts for 8 warps that each load
+/// their spill slot at local address 0 twice (all 32 lanes: two lines a
+/// warp), with \p LaunchExtra appended to the launch line.
+MemoryEstimate twoSpillReloadsPerWarp(llvm::StringRef LaunchExtra) {
+  TraceProfiler T(config());
+  T << "# launch kernel=k grid=1,1,1 block=256,1,1" << LaunchExtra << "\n";
+  std::string Zeros = "00000000";
+  for (int L = 1; L < 32; ++L)
+    Zeros += " 00000000";
+  for (int Pass = 0; Pass < 2; ++Pass)
+    for (int W = 0; W < 8; ++W)
+      T << "b=0 w=" << W << " pc=0x000" << 4 * Pass << " mask=ffffffff ld.local.u32 r4, [r0 + 0] | r4=["
+        << Zeros << "] a=[" << Zeros << "]\n";
+  T.finish();
+  return T.launches()[0].Memory;
+}
+
+} // namespace
+
+TEST(TraceProfiler, LocalLinesOfEachWarpFallWhereTheRtlPutsThem) {
+  // The rtl gives warp w the local bytes [base + w * stride, ...) with
+  // stride = 32 lanes x the kernel's local bytes per thread (4 here): the 8
+  // warps' slots are 16 consecutive lines in 16 sets, and every second
+  // reload hits. Without the launch's local= the warps got 1 MiB apart,
+  // all in one set pair of the 4-way L1: every reload missed.
+  MemoryEstimate Known = twoSpillReloadsPerWarp(" local=4");
+  EXPECT_EQ(Known.L1Misses, 16u);
+  EXPECT_EQ(Known.L1Hits, 16u);
+  MemoryEstimate Unknown = twoSpillReloadsPerWarp("");
+  EXPECT_EQ(Unknown.L1Misses, 32u);
+}
+
+namespace {
+
 /// The dependency cycles of one warp running \p Lines (trace instructions).
 double dependencyOf(const std::vector<std::string> &Lines) {
   TraceProfiler T(config());

@@ -346,6 +346,10 @@ TEST(Rtl, AllLanesLocalAccessesIgnoreExecLikeIss) {
     // next to the masked store's 40 x 4.
     EXPECT_EQ(C.get("local_store_bytes"), 2u * 32 * 4 + Threads * 4);
     EXPECT_EQ(C.get("local_load_bytes"), 2u * 32 * 4);
+    // The launch line says the local bytes per thread (the model's layout).
+    EXPECT_NE(Traces[Dev].find("# launch kernel=k grid=1,1,1 block=40,1,1 local=4\n"),
+              std::string::npos)
+        << Traces[Dev].substr(0, 200);
   }
   std::vector<std::string> TA = perWarp(Traces[0]), TB = perWarp(Traces[1]);
   ASSERT_EQ(TA.size(), TB.size());

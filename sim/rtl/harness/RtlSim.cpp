@@ -374,10 +374,15 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
   Pt->clear_counters.set(1);
   tick();
   Pt->clear_counters.set(0);
-  if (Opts.Trace)
+  if (Opts.Trace) {
     *Opts.Trace << "# launch kernel=" << K->Name << " grid=" << P.Grid.X << ','
                 << P.Grid.Y << ',' << P.Grid.Z << " block=" << P.Block.X << ','
-                << P.Block.Y << ',' << P.Block.Z << '\n';
+                << P.Block.Y << ',' << P.Block.Z;
+    // Per-thread local bytes: the model lays out spill slots as the rtl does.
+    if (K->LocalBytes)
+      *Opts.Trace << " local=" << K->LocalBytes;
+    *Opts.Trace << '\n';
+  }
 
   Error Result = Error::success();
   const Dim3 &G = P.Grid;
