@@ -363,14 +363,17 @@ Error Allocator::cannotFit(const Liveness &L, unsigned V) const {
   const Inst &I = Blk.Insts[K];
   std::string What = IsTemp[V] ? formatv("a spill temporary of {0}", describeVReg(Fn, StandsFor[V])).str()
                                : describeVReg(Fn, vregOf(V));
+  // Only spill temporaries are unspillable: they hold this instruction's
+  // operands, so the instruction itself needs more registers than exist.
+  std::string Held = Opts.NumRegisters == 2
+                         ? std::string("r1 holds a value")
+                         : formatv("r1..r{0} all hold values", Opts.NumRegisters - 1).str();
   return createStringError(formatv("kernel '{0}': cannot allocate registers: at bb.{1}, instruction {2} "
-                                   "({3}){4}, {5} needs a register but r1..r{6} all hold values that "
-                                   "cannot be spilled there; the code needs more than the "
-                                   "configuration's {7} registers (`registers`); use a configuration "
-                                   "with more registers",
+                                   "({3}){4}, {5} needs a register but {6} that cannot be spilled "
+                                   "there; the code needs more than the configuration's {7} "
+                                   "registers (`registers`); use a configuration with more registers",
                                    Fn.Name, Blk.Name, K, mir::opcodeName(I.Opcode, mir::TargetKind::Simt),
-                                   I.Loc.empty() ? "" : " at " + I.Loc, What, Opts.NumRegisters - 1,
-                                   Opts.NumRegisters));
+                                   I.Loc.empty() ? "" : " at " + I.Loc, What, Held, Opts.NumRegisters));
 }
 
 Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vector<VRegFacts> &Facts,

@@ -594,7 +594,9 @@ TEST(RegAllocTest, ExecMaskValuesSpillWithAllLanesAccesses) {
   EXPECT_EQ(MaskReloads, 1u) << printed(K.Fn);
 }
 
-TEST(RegAllocTest, ReportsWhenOneInstructionNeedsMoreRegistersThanExist) {
+/// The allocation error for `sel` of three loaded values (four registers
+/// at once: three sources and r0) with \p NumRegisters registers.
+std::string tightSelError(unsigned NumRegisters) {
   Function Fn;
   Fn.Name = "tight";
   Builder Bd{Fn, Fn.addBlock("entry")};
@@ -604,11 +606,20 @@ TEST(RegAllocTest, ReportsWhenOneInstructionNeedsMoreRegistersThanExist) {
   Bd.stGlobal(12, D);
   Bd.exit();
   regalloc::RegAllocOptions Opts;
-  Opts.NumRegisters = 3;
-  std::string Msg = errorText(regalloc::allocateRegisters(Fn, Opts));
+  Opts.NumRegisters = NumRegisters;
+  return errorText(regalloc::allocateRegisters(Fn, Opts));
+}
+
+TEST(RegAllocTest, ReportsWhenOneInstructionNeedsMoreRegistersThanExist) {
+  std::string Msg = tightSelError(3);
   EXPECT_NE(Msg.find("kernel 'tight'"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("cannot allocate registers"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("sel"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("r1..r2 all hold values that cannot be spilled"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("the configuration's 3 registers"), std::string::npos) << Msg;
+  // The smallest configuration: one allocatable register.
+  Msg = tightSelError(2);
+  EXPECT_NE(Msg.find("r1 holds a value that cannot be spilled"), std::string::npos) << Msg;
 }
 
 /// Far spill slots (compfuzz finding 3): beyond `[r0 + simm12]` a slot is
