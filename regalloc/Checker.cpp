@@ -233,11 +233,8 @@ void Checker::collectWholeWarpValues() {
     for (const Inst &I : B->Insts) {
       if (I.IsSpillCode)
         continue;
-      const simt::InstrDesc *D = mir::simtDescOf(I);
-      bool WritesAll = D && D->has(simt::WritesAllLanes);
-      bool ReadsLaneZero = I.Opcode == opc(simt::Opcode::EMASK_SET);
       for (const Operand &O : I.Ops)
-        if (O.isReg() && O.R != 0 && (O.IsDef ? WritesAll : ReadsLaneZero))
+        if (O.isReg() && O.R != 0 && makesWholeWarp(I, O))
           WholeWarp.set(idOf(O.Orig));
     }
 }

@@ -56,6 +56,15 @@ bool readsDestinationAsInput(const Inst &I) {
   return D && D->has(simt::ReadsRd);
 }
 
+bool makesWholeWarp(const Inst &I, const Operand &O) {
+  if (!O.isReg())
+    return false;
+  if (!O.IsDef)
+    return I.Opcode == static_cast<unsigned>(simt::Opcode::EMASK_SET);
+  const simt::InstrDesc *D = mir::simtDescOf(I);
+  return D && D->has(simt::WritesAllLanes);
+}
+
 bool defReadsOldValue(const Inst &I) {
   return (I.PartialDef && !I.OldValueInSlot) || readsDestinationAsInput(I);
 }

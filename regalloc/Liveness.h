@@ -58,6 +58,13 @@ bool defReadsOldValue(const mir::Inst &I);
 /// (movt), not only keeps it in the lanes it leaves out (a PartialDef).
 bool readsDestinationAsInput(const mir::Inst &I);
 
+/// True when operand \p O of \p I makes its vreg a whole-warp value (an
+/// exec mask): a def by an instruction that writes all 32 lanes
+/// (emask.get), or a read by emask.set, which reads lane 0 whether it is
+/// active or not. Such a value must keep every lane; the allocator spills
+/// it with the all-lanes local accesses, and the checker insists on them.
+bool makesWholeWarp(const mir::Inst &I, const mir::Operand &O);
+
 struct Liveness {
   /// First global instruction index of each block; one extra entry at the
   /// end holds the total instruction count.

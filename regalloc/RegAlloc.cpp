@@ -279,22 +279,17 @@ std::vector<VRegFacts> Allocator::computeFacts(const Liveness &L) const {
   for (const auto &B : Fn.Blocks) {
     double Freq = std::pow(10.0, std::min(B->LoopDepth, 6u));
     for (const Inst &I : B->Insts) {
-      const simt::InstrDesc *D = mir::simtDescOf(I);
-      bool WritesAllLanes = D && D->has(simt::WritesAllLanes);
-      bool ReadsLaneZero = I.Opcode == opc(simt::Opcode::EMASK_SET);
       for (const Operand &O : I.Ops) {
         if (!O.isReg() || !mir::isVirtual(O.R))
           continue;
         VRegFacts &VF = F[vregIndex(O.R)];
         VF.Occurrences += Freq;
+        if (makesWholeWarp(I, O))
+          VF.WholeWarp = true;
         if (O.IsDef) {
           ++VF.Defs;
-          if (WritesAllLanes)
-            VF.WholeWarp = true;
           if (isRematerializable(I))
             VF.RematDef = &I;
-        } else if (ReadsLaneZero) {
-          VF.WholeWarp = true;
         }
       }
       if (I.Opcode == mir::COPY && mir::isVirtual(I.Ops[0].R) && mir::isVirtual(I.Ops[1].R)) {
