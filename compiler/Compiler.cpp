@@ -238,6 +238,7 @@ Expected<CompileResult> compilePreparedModule(Module &M, StringRef SourceName,
       return Data.takeError();
     if (!Data->Symbols.empty() && Const->DataBaseSlot)
       Image.setDataSection(Data->Bytes, *Const->DataBaseSlot);
+    Image.setSymbols(*Const, *Data);
     Expected<KernelImage> Img = Image.take();
     if (!Img)
       return Img.takeError();

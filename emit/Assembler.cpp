@@ -6,7 +6,8 @@
 //      build the kernels (parameters, shared/local sizes), the const and
 //      data sections and the label tables; instructions keep their operand
 //      tokens. A label in .const or .data stands for its offset in its
-//      section.
+//      section; `.size LABEL, BYTES[, NAME]` makes it a symbol of the image
+//      (a variable the host finds by name).
 //   2. layout: size the pseudo-instructions (li/lif take one or two words,
 //      depending on their value) and give every instruction and code label
 //      its byte address; kernels follow one another in Code.
@@ -401,6 +402,16 @@ struct CodeLabel {
 struct ConstLabel {
   SMLoc Loc;
   uint32_t Offset = 0;
+  bool InData = false; ///< a .data label (else .const)
+};
+
+/// A `.size` directive: the label it names becomes an image symbol.
+struct SizedLabel {
+  SMLoc Loc; ///< of the directive
+  std::string Label;
+  std::string Name; ///< the symbol's name: NAME if given, else the label
+  uint32_t Size = 0;
+  bool InData = false;
 };
 
 /// One word-producing statement of a kernel.
@@ -883,6 +894,7 @@ public:
     parseLines();
     checkKernels();
     checkDataBase();
+    checkSymbols();
     layout();
     encode();
     if (Diags.numErrors())
@@ -947,7 +959,8 @@ private:
     }
     if (isDataSection(Sec)) {
       auto [It, New] = ConstLabels.try_emplace(
-          T.Text, ConstLabel{T.loc(), static_cast<uint32_t>(bytes().size())});
+          T.Text, ConstLabel{T.loc(), static_cast<uint32_t>(bytes().size()),
+                             Sec == Section::Data});
       if (!New)
         duplicate(T, "label", It->second.Loc);
       return;
@@ -1005,6 +1018,8 @@ private:
     }
     if (Name == ".data_base")
       return parseDataBase(D, C);
+    if (Name == ".size")
+      return parseSymbolSize(D, C);
     if (Name == ".param" || Name == ".shared" || Name == ".local") {
       if (!requireSection(D, Section::Kernel))
         return;
@@ -1027,7 +1042,7 @@ private:
     }
     std::vector<std::string> Names = {
         ".kernel", ".const", ".data",  ".data_base", ".param", ".shared",
-        ".local",  ".word",  ".float", ".byte",      ".align"};
+        ".local",  ".word",  ".float", ".byte",      ".align", ".size"};
     Diags.error(D.loc(),
                 "unknown directive '" + Name + "'" + didYouMean(Name, Names));
   }
@@ -1195,6 +1210,90 @@ private:
     DataBaseSlot = static_cast<uint32_t>(Const.size());
     appendWord(0);
     expectEnd(C, ".data_base");
+  }
+
+  /// `.size LABEL, BYTES[, NAME]` (in .const or .data, after LABEL, a
+  /// label of either): the variable at LABEL, BYTES long, is a symbol the
+  /// host may find by name, NAME if given (a name that cannot be a label,
+  /// such as `r2`, which reads as a register) or else the label's; it
+  /// becomes an entry of the image's symbol table, in directive order
+  /// (docs/KernelImage.md). Labels without one stay private to the listing.
+  void parseSymbolSize(const Token &D, TokenCursor &C) {
+    if (!isDataSection(Sec)) {
+      requireSection(D, Section::Const);
+      return;
+    }
+    const Token &L = C.peek();
+    auto It = ConstLabels.find(L.Text);
+    if (L.Kind != TokKind::Ident || It == ConstLabels.end()) {
+      Diags.error(L.loc(), "expected a label of the .const or .data section defined "
+                           "before '.size', found " +
+                               L.describe());
+      return;
+    }
+    C.next();
+    if (!C.peek().is(',')) {
+      Diags.error(C.peek().loc(), "expected ',' after the label in .size, found " +
+                                      C.peek().describe() + " (usage: .size LABEL, BYTES)");
+      return;
+    }
+    C.next();
+    SMLoc SizeLoc = C.peek().loc();
+    OperandParser P(Diags, Syms);
+    std::optional<int64_t> V = P.parseExpr(C, OperandParser::ExprUse::NumbersOnly, ".size");
+    if (!V)
+      return;
+    if (*V < 1 || *V > std::numeric_limits<uint32_t>::max()) {
+      Diags.error(SizeLoc, formatv("size {0} out of range for .size [1, 4294967295]", *V));
+      return;
+    }
+    const Token *NameTok = &L;
+    if (C.peek().is(',')) {
+      C.next();
+      NameTok = &C.peek();
+      if (NameTok->Kind != TokKind::Ident) {
+        Diags.error(NameTok->loc(), "expected the symbol's name after ',' in .size, found " +
+                                        NameTok->describe());
+        return;
+      }
+      C.next();
+    }
+    if (NameTok->Text.starts_with(".")) {
+      Diags.error(NameTok->loc(), "symbol name '" + NameTok->Text +
+                                      "' starts with '.', which marks a label private to "
+                                      "the listing; a symbol's name starts with a letter or "
+                                      "'_' (give one as .size LABEL, BYTES, NAME)");
+      return;
+    }
+    for (const SizedLabel &Prev : Sized)
+      if (Prev.Name == NameTok->Text) {
+        Diags.error(NameTok->loc(), "duplicate symbol '" + NameTok->Text + "'");
+        Diags.note(Prev.Loc, "previous definition is here");
+        return;
+      }
+    Sized.push_back({D.loc(), L.Text.str(), NameTok->Text.str(), static_cast<uint32_t>(*V),
+                     It->second.InData});
+    expectEnd(C, ".size");
+  }
+
+  /// Each sized label's bytes lie inside its section and, in .const, clear
+  /// of the .data_base word (a host write to the variable would clobber it).
+  void checkSymbols() {
+    for (const SizedLabel &S : Sized) {
+      const ConstLabel &L = ConstLabels.find(S.Label)->second;
+      uint64_t End = uint64_t(L.Offset) + S.Size;
+      const std::vector<uint8_t> &Bytes = S.InData ? Data : Const;
+      if (End > Bytes.size())
+        Diags.error(S.Loc, formatv("symbol '{0}' ends at byte {1}, after the end of the "
+                                   "{2} section ({3} bytes)",
+                                   S.Name, End, S.InData ? ".data" : ".const",
+                                   Bytes.size()));
+      else if (!S.InData && DataBaseLoc.isValid() && L.Offset < DataBaseSlot + 4 &&
+               DataBaseSlot < End)
+        Diags.error(S.Loc, formatv("symbol '{0}' [{1}, {2}) covers the '.data_base' word "
+                                   "at {3}",
+                                   S.Name, L.Offset, End, DataBaseSlot));
+    }
   }
 
   /// A .data section is reachable only through the .data_base word, and
@@ -1483,6 +1582,10 @@ private:
     Img.Const = std::move(Const);
     Img.Data = std::move(Data);
     Img.DataBaseSlot = DataBaseSlot;
+    for (const SizedLabel &S : Sized)
+      Img.Symbols.push_back({S.Name,
+                             S.InData ? SymbolSection::Data : SymbolSection::Const,
+                             ConstLabels.find(S.Label)->second.Offset, S.Size});
     return Img;
   }
 
@@ -1493,6 +1596,7 @@ private:
   std::vector<AsmKernel> Kernels;
   StringMap<size_t> KernelIndex;
   StringMap<ConstLabel> ConstLabels;
+  std::vector<SizedLabel> Sized; ///< in directive order: the symbol table's
   SymbolContext Syms{nullptr, &ConstLabels, false, &Kernels};
   std::vector<uint32_t> Code;
   std::vector<uint8_t> Const;

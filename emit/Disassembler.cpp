@@ -16,6 +16,7 @@
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 using namespace llvm;
@@ -170,9 +171,21 @@ std::string disassembleWord(uint32_t Word, uint32_t PC) {
   return S;
 }
 
+/// The symbol table, like `llvm-objdump --syms`: section, offset, size,
+/// name, in table order.
+static void printSymbolTable(const KernelImage &Img, raw_ostream &OS) {
+  if (Img.Symbols.empty())
+    return;
+  OS << "\nSymbols:\n  section    offset       size  name\n";
+  for (const ImageSymbol &S : Img.Symbols)
+    OS << "  " << left_justify(symbolSectionName(S.Section), 7)
+       << format(" %9u %10u", S.Offset, S.Size) << "  " << S.Name << "\n";
+}
+
 void disassembleImage(const KernelImage &Img, raw_ostream &OS) {
   printHeader(Img, OS);
   printKernelTable(Img, OS);
+  printSymbolTable(Img, OS);
   for (const KernelInfo &K : Img.Kernels)
     printKernelCode(Img, K, OS);
   printUnclaimedCode(Img, OS);
@@ -180,13 +193,44 @@ void disassembleImage(const KernelImage &Img, raw_ostream &OS) {
   printSectionBytes(".data", Img.Data, OS);
 }
 
-/// \p Bytes as `.word`s and a `.byte` tail; the word at \p DataBaseSlot (if
-/// any) as `.data_base`, which reassembles to the same zero word and slot.
-static void printSectionAsAssembly(ArrayRef<uint8_t> Bytes,
+/// The label objdump --source gives symbol \p Index: its name where the
+/// assembler reads that as a label, else `.Lsym<Index>` (`.size` then
+/// names the symbol; a leading '.' keeps the label from clashing with any
+/// symbol's name).
+static std::string symbolLabel(const KernelImage &Img, size_t Index) {
+  StringRef Name = Img.Symbols[Index].Name;
+  bool Plain = !Name.empty() && (isAlpha(Name[0]) || Name[0] == '_') &&
+               all_of(Name, [](char C) { return isAlnum(C) || C == '_' || C == '.'; });
+  bool Register = Name.size() > 1 && (Name[0] == 'r' || Name[0] == 'R') &&
+                  all_of(Name.drop_front(), [](char C) { return isDigit(C); });
+  return Plain && !Register ? Name.str() : ".Lsym" + std::to_string(Index);
+}
+
+/// \p Bytes as `.word`s and `.byte`s, with a label line where a symbol of
+/// \p In starts (a word a label falls inside is printed as bytes); the word
+/// at \p DataBaseSlot (if any) as `.data_base`, which reassembles to the
+/// same zero word and slot.
+static void printSectionAsAssembly(const KernelImage &Img, SymbolSection In,
                                    std::optional<uint32_t> DataBaseSlot,
                                    raw_ostream &OS) {
+  ArrayRef<uint8_t> Bytes = In == SymbolSection::Data ? Img.Data : Img.Const;
+  std::multimap<uint32_t, std::string> Starts;
+  for (size_t I = 0; I < Img.Symbols.size(); ++I)
+    if (Img.Symbols[I].Section == In)
+      Starts.emplace(Img.Symbols[I].Offset, symbolLabel(Img, I));
+  auto LabelInside = [&](size_t Begin, size_t End) {
+    auto It = Starts.lower_bound(uint32_t(Begin));
+    return It != Starts.end() && It->first < End;
+  };
   size_t I = 0;
-  for (; I + 4 <= Bytes.size(); I += 4) {
+  while (I < Bytes.size()) {
+    for (auto [It, E] = Starts.equal_range(uint32_t(I)); It != E; ++It)
+      OS << It->second << ":\n";
+    if (I % 4 != 0 || I + 4 > Bytes.size() || LabelInside(I + 1, I + 4)) {
+      OS << "  .byte " << format_hex(Bytes[I], 4) << "\n";
+      ++I;
+      continue;
+    }
     uint32_t W = 0;
     for (unsigned B = 0; B < 4; ++B)
       W |= uint32_t(Bytes[I + B]) << (8 * B);
@@ -194,9 +238,8 @@ static void printSectionAsAssembly(ArrayRef<uint8_t> Bytes,
       OS << "  .data_base\n";
     else
       OS << "  .word " << format_hex(W, 10) << "\n";
+    I += 4;
   }
-  for (; I < Bytes.size(); ++I)
-    OS << "  .byte " << format_hex(Bytes[I], 4) << "\n";
 }
 
 void printImageAsAssembly(const KernelImage &Img, raw_ostream &OS) {
@@ -227,11 +270,22 @@ void printImageAsAssembly(const KernelImage &Img, raw_ostream &OS) {
     std::optional<uint32_t> Slot;
     if (!Img.Data.empty())
       Slot = Img.DataBaseSlot;
-    printSectionAsAssembly(Img.Const, Slot, OS);
+    printSectionAsAssembly(Img, SymbolSection::Const, Slot, OS);
   }
   if (!Img.Data.empty()) {
     OS << "\n.data\n";
-    printSectionAsAssembly(Img.Data, std::nullopt, OS);
+    printSectionAsAssembly(Img, SymbolSection::Data, std::nullopt, OS);
+  }
+  // After every label, in table order, so the symbol table reassembles in
+  // the same order.
+  if (!Img.Symbols.empty())
+    OS << "\n";
+  for (size_t I = 0; I < Img.Symbols.size(); ++I) {
+    std::string Label = symbolLabel(Img, I);
+    OS << "  .size " << Label << ", " << Img.Symbols[I].Size;
+    if (Label != Img.Symbols[I].Name)
+      OS << ", " << Img.Symbols[I].Name;
+    OS << "\n";
   }
 }
 

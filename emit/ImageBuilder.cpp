@@ -262,6 +262,18 @@ void SimtImageBuilder::setDataSection(ArrayRef<uint8_t> Bytes, uint32_t DataBase
   Img.DataBaseSlot = DataBaseSlot;
 }
 
+void SimtImageBuilder::setSymbols(const isel::SectionLayout &Const,
+                                  const isel::SectionLayout &Data) {
+  Img.Symbols.clear();
+  auto Add = [&](const isel::SectionLayout &L, SymbolSection In) {
+    for (const isel::GlobalSymbol &S : L.Symbols)
+      if (S.HostVisible)
+        Img.Symbols.push_back({S.SymbolName, In, S.Offset, S.Size});
+  };
+  Add(Const, SymbolSection::Const);
+  Add(Data, SymbolSection::Data);
+}
+
 Expected<KernelImage> SimtImageBuilder::take() {
   if (Img.Kernels.empty())
     return createStringError("internal compiler error: an image without kernels");

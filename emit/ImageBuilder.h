@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "isel/ConstLayout.h"
 #include "isel/MIR.h"
 #include "tandem/KernelImage.h"
 
@@ -43,6 +44,9 @@ public:
   /// const offset of the word that receives its address at load; padded to
   /// whole words, as the listing's final `.align 4` does.
   void setDataSection(llvm::ArrayRef<uint8_t> Bytes, uint32_t DataBaseSlot);
+  /// The symbol table: the host-visible variables of \p Const, then of
+  /// \p Data, in offset order, as the listing's `.size` directives name them.
+  void setSymbols(const isel::SectionLayout &Const, const isel::SectionLayout &Data);
   /// The image; fails when no kernel was added.
   llvm::Expected<KernelImage> take();
 

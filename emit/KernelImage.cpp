@@ -2,8 +2,8 @@
 //
 // The format is described field by field in docs/KernelImage.md. In short:
 //
-//   header (72 bytes) | kernel table | parameter table | code | const | data
-//   | strtab
+//   header (80 bytes) | kernel table | parameter table | symbol table | code
+//   | const | data | strtab
 //
 // all integers little-endian. The writer always produces that order; the
 // reader accepts the sections in any order and with gaps, as long as each is
@@ -19,7 +19,11 @@
 //  - its parameters have unique identifier names, valid kinds, size 4,
 //    4-aligned offsets, do not overlap and end within MaxParamBufferBytes;
 //  - with a data section, DataBaseSlot is a 4-aligned word inside Const
-//    (without one it is 0), so a loader can write the data's address there.
+//    (without one it is 0), so a loader can write the data's address there;
+//  - every symbol has a unique identifier of at most MaxSymbolNameBytes
+//    bytes, a valid section, a non-empty range inside that section and, in
+//    the const section, clear of the data base slot (so a host write to a
+//    __constant__ variable cannot clobber the data section's address).
 // The reader also guarantees that nothing it allocates is larger than a
 // small multiple of the input size: every count is checked against the
 // bytes the file actually holds before anything is allocated, and names are
@@ -53,11 +57,12 @@ namespace tandem {
 
 namespace {
 
-// Sizes of the fixed-size records of format version 2 (version 1 had no
-// data section: a 60-byte header).
-constexpr uint32_t HeaderSize = 72;
+// Sizes of the fixed-size records of format version 3 (version 1 had no
+// data section: a 60-byte header; version 2 no symbol table: 72 bytes).
+constexpr uint32_t HeaderSize = 80;
 constexpr uint32_t KernelEntrySize = 32;
 constexpr uint32_t ParamEntrySize = 16;
+constexpr uint32_t SymbolEntrySize = 16;
 
 // The checksum covers every byte after its own field, so that a flip in any
 // field the reader does not compare against a fixed value is detected.
@@ -71,7 +76,9 @@ constexpr uint32_t MaxRegisters = 64;
 constexpr uint64_t MaxParamBufferBytes = 4096;
 constexpr size_t MaxKernelNameBytes = 1024;
 constexpr size_t MaxParamNameBytes = 256;
+constexpr size_t MaxSymbolNameBytes = 1024;
 constexpr uint32_t ParamKindCount = 4;
+constexpr uint32_t SymbolSectionCount = 2;
 constexpr uint64_t MaxFileBytes = std::numeric_limits<uint32_t>::max();
 
 // Byte offsets of the header fields.
@@ -96,6 +103,8 @@ enum : uint32_t {
   DataOffset = 60,
   DataBytes = 64,
   DataBaseSlot = 68,
+  SymbolCount = 72,
+  SymbolTableOffset = 76,
 };
 } // namespace hdr
 
@@ -118,6 +127,11 @@ namespace pent {
 enum : uint32_t { NameOffset = 0, Kind = 4, Offset = 8, Size = 12 };
 } // namespace pent
 
+// Byte offsets of the fields of a symbol table entry.
+namespace sent {
+enum : uint32_t { NameOffset = 0, Section = 4, Offset = 8, Size = 12 };
+} // namespace sent
+
 struct Header {
   uint32_t Magic, HeaderBytes, FileBytes, Checksum;
   uint16_t Version, Flags;
@@ -125,6 +139,7 @@ struct Header {
   uint32_t CodeOffset, CodeBytes, ConstOffset, ConstBytes;
   uint32_t StrtabOffset, StrtabBytes;
   uint32_t DataOffset, DataBytes, DataBaseSlot;
+  uint32_t SymbolCount, SymbolTableOffset;
 };
 
 /// "Origin: message", the shape of every error this file returns.
@@ -151,6 +166,10 @@ std::string quoted(StringRef Name) {
 
 std::string kernelLabel(size_t Index, StringRef Name) {
   return formatv("kernel {0} ({1})", Index, quoted(Name)).str();
+}
+
+std::string symbolLabel(size_t Index, StringRef Name) {
+  return formatv("symbol {0} ({1})", Index, quoted(Name)).str();
 }
 
 std::string paramLabel(size_t KIndex, StringRef KName, size_t PIndex,
@@ -273,6 +292,44 @@ Error checkKernel(StringRef Origin, size_t Index, const KernelInfo &K,
   return checkParams(Origin, Index, K);
 }
 
+Error checkSymbol(StringRef Origin, size_t Index, const ImageSymbol &S,
+                  const KernelImage &Img) {
+  std::string Label = symbolLabel(Index, S.Name);
+  if (Error E = checkName(Origin, Label, S.Name, MaxSymbolNameBytes))
+    return E;
+  if (static_cast<uint32_t>(S.Section) >= SymbolSectionCount)
+    return fail(Origin, "{0}: section {1} is not valid (expected 0 const or 1 data)",
+                Label, static_cast<uint32_t>(S.Section));
+  if (S.Size == 0)
+    return fail(Origin, "{0}: size is 0 (a variable has at least one byte)", Label);
+  uint64_t SectionBytes =
+      S.Section == SymbolSection::Const ? Img.Const.size() : Img.Data.size();
+  uint64_t End = uint64_t(S.Offset) + S.Size;
+  if (End > SectionBytes)
+    return fail(Origin, "{0}: range [{1:x}, {2:x}) exceeds the {3} section ({4:x} bytes)",
+                Label, S.Offset, End, symbolSectionName(S.Section), SectionBytes);
+  if (S.Section == SymbolSection::Const && !Img.Data.empty() &&
+      S.Offset < uint64_t(Img.DataBaseSlot) + 4 && Img.DataBaseSlot < End)
+    return fail(Origin,
+                "{0}: range [{1:x}, {2:x}) covers the data base slot at {3:x} (the "
+                "word the loader fills with the data section's address)",
+                Label, S.Offset, End, Img.DataBaseSlot);
+  return Error::success();
+}
+
+Error checkSymbols(StringRef Origin, const KernelImage &Img) {
+  StringMap<size_t> Seen;
+  for (auto [Index, S] : enumerate(Img.Symbols)) {
+    if (Error E = checkSymbol(Origin, Index, S, Img))
+      return E;
+    auto [It, Inserted] = Seen.try_emplace(S.Name, Index);
+    if (!Inserted)
+      return fail(Origin, "{0}: the name is already used by symbol {1}",
+                  symbolLabel(Index, S.Name), It->second);
+  }
+  return Error::success();
+}
+
 Error validate(const KernelImage &Img, StringRef Origin) {
   uint64_t CodeSectionBytes = uint64_t(Img.Code.size()) * 4;
   if (CodeSectionBytes > MaxFileBytes)
@@ -311,7 +368,7 @@ Error validate(const KernelImage &Img, StringRef Origin) {
       return fail(Origin, "{0}: the name is already used by kernel {1}",
                   kernelLabel(Index, K.Name), It->second);
   }
-  return Error::success();
+  return checkSymbols(Origin, Img);
 }
 
 //===----------------------------------------------------------------------===//
@@ -339,6 +396,8 @@ Header parseHeader(const uint8_t *P) {
   H.DataOffset = read32le(P + hdr::DataOffset);
   H.DataBytes = read32le(P + hdr::DataBytes);
   H.DataBaseSlot = read32le(P + hdr::DataBaseSlot);
+  H.SymbolCount = read32le(P + hdr::SymbolCount);
+  H.SymbolTableOffset = read32le(P + hdr::SymbolTableOffset);
   return H;
 }
 
@@ -397,6 +456,8 @@ std::vector<Section> sectionsOf(const Header &H) {
        H.KernelTableOffset, uint64_t(H.KernelCount) * KernelEntrySize},
       {Table("parameter table", "param_count", H.ParamCount, ParamEntrySize),
        H.ParamTableOffset, uint64_t(H.ParamCount) * ParamEntrySize},
+      {Table("symbol table", "symbol_count", H.SymbolCount, SymbolEntrySize),
+       H.SymbolTableOffset, uint64_t(H.SymbolCount) * SymbolEntrySize},
       {"code section", H.CodeOffset, H.CodeBytes},
       {"const section", H.ConstOffset, H.ConstBytes},
       {"data section", H.DataOffset, H.DataBytes},
@@ -410,6 +471,7 @@ Error checkAlignment(const Header &H, StringRef Origin) {
     uint32_t Value;
   } Aligned[] = {{"kernel_table_offset", H.KernelTableOffset},
                  {"param_table_offset", H.ParamTableOffset},
+                 {"symbol_table_offset", H.SymbolTableOffset},
                  {"code_offset", H.CodeOffset},
                  {"code_bytes", H.CodeBytes},
                  {"const_offset", H.ConstOffset}};
@@ -558,6 +620,30 @@ Expected<KernelInfo> readKernel(ArrayRef<uint8_t> Bytes, const Header &H,
   return K;
 }
 
+/// Reads symbol \p Index: its name and raw section are checked here, its
+/// range later by validate().
+Expected<ImageSymbol> readSymbol(ArrayRef<uint8_t> Bytes, const Header &H,
+                                 StringRef Strtab, uint32_t Index, StringRef Origin) {
+  const uint8_t *P =
+      Bytes.data() + H.SymbolTableOffset + uint64_t(Index) * SymbolEntrySize;
+  ImageSymbol S;
+  Expected<StringRef> Name = readName(Strtab, read32le(P + sent::NameOffset),
+                                      MaxSymbolNameBytes, Origin,
+                                      formatv("symbol {0}", Index).str());
+  if (!Name)
+    return Name.takeError();
+  S.Name = Name->str();
+  // The raw value must be checked before it is narrowed into the enum.
+  uint32_t Section = read32le(P + sent::Section);
+  if (Section >= SymbolSectionCount)
+    return fail(Origin, "{0}: section {1} is not valid (expected 0 const or 1 data)",
+                symbolLabel(Index, S.Name), Section);
+  S.Section = static_cast<SymbolSection>(Section);
+  S.Offset = read32le(P + sent::Offset);
+  S.Size = read32le(P + sent::Size);
+  return S;
+}
+
 Expected<KernelImage> readTables(ArrayRef<uint8_t> Bytes, const Header &H,
                                  StringRef Origin) {
   KernelImage Img;
@@ -584,6 +670,13 @@ Expected<KernelImage> readTables(ArrayRef<uint8_t> Bytes, const Header &H,
   Img.Data.assign(Bytes.begin() + H.DataOffset,
                   Bytes.begin() + H.DataOffset + H.DataBytes);
   Img.DataBaseSlot = H.DataBaseSlot;
+  Img.Symbols.reserve(H.SymbolCount);
+  for (uint32_t I = 0; I < H.SymbolCount; ++I) {
+    Expected<ImageSymbol> S = readSymbol(Bytes, H, Strtab, I, Origin);
+    if (!S)
+      return S.takeError();
+    Img.Symbols.push_back(std::move(*S));
+  }
   return Img;
 }
 
@@ -611,7 +704,7 @@ private:
 };
 
 struct Layout {
-  uint64_t KernelTable, ParamTable, Code, Const, Data, Strtab, End;
+  uint64_t KernelTable, ParamTable, SymbolTable, Code, Const, Data, Strtab, End;
   uint32_t ParamCount;
 };
 
@@ -623,7 +716,8 @@ Expected<Layout> layOut(const KernelImage &Img, uint64_t StrtabBytes,
     Params += K.Params.size();
   L.KernelTable = HeaderSize;
   L.ParamTable = L.KernelTable + uint64_t(Img.Kernels.size()) * KernelEntrySize;
-  L.Code = L.ParamTable + Params * ParamEntrySize;
+  L.SymbolTable = L.ParamTable + Params * ParamEntrySize;
+  L.Code = L.SymbolTable + uint64_t(Img.Symbols.size()) * SymbolEntrySize;
   L.Const = L.Code + uint64_t(Img.Code.size()) * 4;
   L.Data = L.Const + Img.Const.size();
   L.Strtab = L.Data + Img.Data.size();
@@ -655,6 +749,8 @@ void writeHeader(uint8_t *P, const KernelImage &Img, const Layout &L,
   write32le(P + hdr::DataOffset, uint32_t(L.Data));
   write32le(P + hdr::DataBytes, uint32_t(Img.Data.size()));
   write32le(P + hdr::DataBaseSlot, Img.DataBaseSlot);
+  write32le(P + hdr::SymbolCount, uint32_t(Img.Symbols.size()));
+  write32le(P + hdr::SymbolTableOffset, uint32_t(L.SymbolTable));
 }
 
 void writeTables(uint8_t *Out, const KernelImage &Img, const Layout &L,
@@ -678,6 +774,13 @@ void writeTables(uint8_t *Out, const KernelImage &Img, const Layout &L,
       write32le(PE + pent::Size, Param.Size);
     }
   }
+  for (auto [I, S] : enumerate(Img.Symbols)) {
+    uint8_t *P = Out + L.SymbolTable + I * SymbolEntrySize;
+    write32le(P + sent::NameOffset, Strings.add(S.Name));
+    write32le(P + sent::Section, static_cast<uint32_t>(S.Section));
+    write32le(P + sent::Offset, S.Offset);
+    write32le(P + sent::Size, S.Size);
+  }
 }
 
 Expected<std::vector<uint8_t>> writeImageTo(const KernelImage &Img,
@@ -691,6 +794,8 @@ Expected<std::vector<uint8_t>> writeImageTo(const KernelImage &Img,
     for (const KernelParam &P : K.Params)
       Strings.add(P.Name);
   }
+  for (const ImageSymbol &S : Img.Symbols)
+    Strings.add(S.Name);
   Expected<Layout> L = layOut(Img, Strings.bytes().size(), Origin);
   if (!L)
     return L.takeError();
@@ -723,6 +828,16 @@ const char *paramKindName(ParamKind K) {
   return "invalid";
 }
 
+const char *symbolSectionName(SymbolSection S) {
+  switch (S) {
+  case SymbolSection::Const:
+    return "const";
+  case SymbolSection::Data:
+    return "data";
+  }
+  return "invalid";
+}
+
 uint32_t KernelInfo::paramBytes() const {
   uint64_t End = 0;
   for (const KernelParam &P : Params)
@@ -735,6 +850,13 @@ const KernelInfo *KernelImage::findKernel(StringRef Name) const {
   for (const KernelInfo &K : Kernels)
     if (K.Name == Name)
       return &K;
+  return nullptr;
+}
+
+const ImageSymbol *KernelImage::findSymbol(StringRef Name) const {
+  for (const ImageSymbol &S : Symbols)
+    if (S.Name == Name)
+      return &S;
   return nullptr;
 }
 

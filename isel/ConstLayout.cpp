@@ -92,14 +92,29 @@ Error writeInitializer(const Constant *C, const DataLayout &DL, MutableArrayRef<
               Kind.Qualifier, demangle(Var.getName().str()), Text, Kind.Section));
 }
 
-/// A label the assembler takes: [A-Za-z_.$][A-Za-z0-9_.$]*.
+/// r0, R12, ...: what the assembler reads as a register, never as a label.
+bool readsAsRegister(StringRef L) {
+  return L.size() > 1 && (L[0] == 'r' || L[0] == 'R') &&
+         all_of(L.drop_front(), [](char C) { return isDigit(C); });
+}
+
+/// A label the assembler takes: [A-Za-z_.][A-Za-z0-9_.]*, not a register.
 std::string labelFor(StringRef Name) {
   std::string L;
   for (char C : Name)
-    L += isAlnum(C) || C == '_' || C == '.' || C == '$' ? C : '_';
+    L += isAlnum(C) || C == '_' || C == '.' ? C : '_';
   if (L.empty() || isDigit(L[0]))
     L = "c_" + L;
+  if (readsAsRegister(L))
+    L += "_";
   return L;
+}
+
+/// A name `.size` can give a symbol: an assembler identifier that is not
+/// private to the listing (no leading '.').
+bool isSymbolName(StringRef Name) {
+  return !Name.empty() && (isAlpha(Name[0]) || Name[0] == '_') &&
+         all_of(Name, [](char C) { return isAlnum(C) || C == '_' || C == '.'; });
 }
 
 /// Read by some instruction, directly or through constant expressions (a
@@ -146,8 +161,10 @@ Expected<SectionLayout> layoutSection(const Module &M, const SectionKind &Kind) 
     std::string Unique = Label;
     for (unsigned K = 1; !Labels.insert(Unique).second; ++K)
       Unique = formatv("{0}.{1}", Label, K).str();
+    bool HostVisible = !GV.hasPrivateLinkage() && isSymbolName(GV.getName());
     Layout.Symbols.push_back({&GV, Unique, Source, static_cast<uint32_t>(At),
-                              static_cast<uint32_t>(Size)});
+                              static_cast<uint32_t>(Size), HostVisible,
+                              GV.getName().str()});
     Layout.Offsets[&GV] = static_cast<uint32_t>(At);
     End = At + Size;
   }
@@ -205,6 +222,9 @@ void printSection(raw_ostream &OS, const SectionLayout &L, StringRef Directive,
     OS << "  .align " << Pad << "\n";
     OS << S.Label << ":  # " << S.SourceName << ", " << S.Size << " bytes\n";
     printBytes(OS, L.Bytes, S.Offset, S.Offset + S.Size);
+    if (S.HostVisible)
+      OS << "  .size " << S.Label << ", " << S.Size
+         << (S.Label == S.SymbolName ? "" : ", " + S.SymbolName) << "  # a symbol of the image\n";
   }
   // Whole words, so a word access to the last byte stays in the section.
   OS << "  .align 4\n";

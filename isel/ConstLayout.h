@@ -57,6 +57,16 @@ struct GlobalSymbol {
   std::string SourceName;
   uint32_t Offset = 0;
   uint32_t Size = 0;
+  /// Named in the image's symbol table (the listing's `.size`), so the host
+  /// finds it by name, as the IR and the PTX name it (C identifiers as
+  /// written, C++ names mangled): every variable but LLVM's private ones
+  /// (string literals, local arrays' initializers), whose names mean
+  /// nothing to a user, and names the assembly syntax cannot spell
+  /// ([A-Za-z_][A-Za-z0-9_.]* only).
+  bool HostVisible = false;
+  /// The symbol's name, the IR name; Label differs where the IR name would
+  /// read as a register (`r2` gets the label `r2_`) or collides.
+  std::string SymbolName;
 };
 
 /// The layout of the const or the data section.
@@ -81,8 +91,10 @@ llvm::Expected<SectionLayout> layoutDeviceData(const llvm::Module &M);
 
 /// The listing's `.const` and `.data` sections for \p M (docs/Assembly.md):
 /// each headed by a comment with its symbols' offsets and sizes, then per
-/// symbol `.align`, its label and its bytes (`.word` for whole words,
-/// `.byte` for a tail); the const section ends with the `.data_base` word
+/// symbol `.align`, its label, its bytes (`.word` for whole words,
+/// `.byte` for a tail) and, for a host-visible one, `.size LABEL, BYTES`
+/// (an image symbol; `, NAME` when the name is not the label); the const
+/// section ends with the `.data_base` word
 /// when there is data. Prints nothing for a section without symbols.
 /// Offsets start at 0, so these must be the listing's only const and data
 /// bytes.

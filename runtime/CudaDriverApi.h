@@ -89,6 +89,8 @@ struct DriverFunctions {
   CUresult (*cuModuleUnload)(CUmodule Module) = nullptr;
   CUresult (*cuModuleGetFunction)(CUfunction *Fn, CUmodule Module,
                                   const char *Name) = nullptr;
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr *Ptr, size_t *Bytes, CUmodule Module,
+                                const char *Name) = nullptr;    // _v2
   CUresult (*cuFuncSetAttribute)(CUfunction Fn, CUfunction_attribute Attr,
                                  int Value) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr *Ptr, size_t Bytes) = nullptr;     // _v2
@@ -186,6 +188,7 @@ inline bool loadDriverApi(const std::string &LibraryName, DriverApi &Api,
       detail::bindSymbol(Library, Api.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}, Missing) &&
       detail::bindSymbol(Library, Api.cuModuleUnload, {"cuModuleUnload"}, Missing) &&
       detail::bindSymbol(Library, Api.cuModuleGetFunction, {"cuModuleGetFunction"}, Missing) &&
+      detail::bindSymbol(Library, Api.cuModuleGetGlobal, {"cuModuleGetGlobal_v2"}, Missing) &&
       detail::bindSymbol(Library, Api.cuFuncSetAttribute, {"cuFuncSetAttribute"}, Missing) &&
       detail::bindSymbol(Library, Api.cuMemAlloc, {"cuMemAlloc_v2"}, Missing) &&
       detail::bindSymbol(Library, Api.cuMemFree, {"cuMemFree_v2"}, Missing) &&

@@ -10,7 +10,9 @@
 // primary context, two events; loadPtx = cuModuleLoadDataEx with log
 // buffers, and the .entry signatures parsed from the same text; launch =
 // translate pointer handles, pack by the signature, event, cuLaunchKernel,
-// event, synchronize, elapsed time.
+// event, synchronize, elapsed time; findSymbol = cuModuleGetGlobal, the
+// variable's address registered as one more handle (not freeable, dropped
+// with the module).
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +70,9 @@ public:
   Error loadPtx(StringRef Ptx, StringRef SourceName) override;
   Error launch(const LaunchParams &P) override;
   const Counters &counters() const override { return Last; }
+  Expected<SymbolInfo> findSymbol(StringRef Name) override;
+  Error copyToSymbol(StringRef Name, ArrayRef<uint8_t> Src, uint64_t Offset) override;
+  Error copyFromSymbol(MutableArrayRef<uint8_t> Dst, StringRef Name, uint64_t Offset) override;
 
   const GpuInfo &info() const { return Info; }
 
@@ -75,6 +80,9 @@ private:
   struct Allocation {
     uint64_t Bytes = 0;
     CUdeviceptr Real = 0;
+    /// Not empty: the module's variable of this name (findSymbol), owned by
+    /// the module, not by alloc/free.
+    std::string Symbol;
   };
 
   /// An error for a failed driver call: "gpu: CALL failed for WHAT: RESULT".
@@ -91,6 +99,11 @@ private:
   Expected<std::vector<uint64_t>> argumentValues(const ptx::PtxEntry &E,
                                                  const LaunchParams &P) const;
   Expected<CUfunction> function(const LaunchParams &P);
+  /// A handle for [Real, Real + Bytes), reserved from the 32-bit range.
+  Expected<DevicePtr> newHandle(uint64_t Bytes, CUdeviceptr Real, std::string Symbol);
+  /// findSymbol's answer with the range check of a copy.
+  Expected<SymbolInfo> symbolRange(StringRef Name, uint64_t Offset, uint64_t Bytes,
+                                   StringRef What);
   void unloadModule();
   void close();
 
@@ -101,6 +114,8 @@ private:
   CUevent Start = nullptr, Stop = nullptr;
   CUmodule Module = nullptr;
   std::string ModuleName;
+  std::vector<ptx::PtxVariable> Variables; ///< of the loaded module
+  std::map<std::string, SymbolInfo> Symbols; ///< found so far, by name
   std::vector<ptx::PtxEntry> Entries;
   std::map<std::string, CUfunction> Functions;
   std::map<uint64_t, Allocation> Allocations; // by handle
@@ -170,6 +185,10 @@ void GpuDevice::unloadModule() {
   Module = nullptr;
   Entries.clear();
   Functions.clear();
+  Variables.clear();
+  Symbols.clear();
+  for (auto It = Allocations.begin(); It != Allocations.end();)
+    It = It->second.Symbol.empty() ? std::next(It) : Allocations.erase(It);
 }
 
 void GpuDevice::close() {
@@ -178,7 +197,8 @@ void GpuDevice::close() {
   // Errors here cannot be reported (a destructor); the context's release
   // frees whatever is left anyway.
   for (const auto &[Handle, A] : Allocations)
-    Api.cuMemFree(A.Real);
+    if (A.Symbol.empty())
+      Api.cuMemFree(A.Real);
   Allocations.clear();
   unloadModule();
   if (Start)
@@ -190,22 +210,30 @@ void GpuDevice::close() {
   HaveContext = false;
 }
 
-Expected<DevicePtr> GpuDevice::alloc(uint64_t Bytes) {
+Expected<DevicePtr> GpuDevice::newHandle(uint64_t Bytes, CUdeviceptr Real,
+                                         std::string Symbol) {
   uint64_t Span = std::max<uint64_t>(alignTo(Bytes, HandleAlign), HandleAlign);
   if (NextHandle + Span > (uint64_t(1) << 32))
     return createStringError(
         inconvertibleErrorCode(),
-        formatv("gpu: cannot allocate {0} bytes: the device API's 32-bit addresses "
+        formatv("gpu: cannot address {0} more bytes: the device API's 32-bit addresses "
                 "are used up ({1} bytes handed out; at most 4 GiB in all, freed "
                 "ranges are not reused)",
                 Bytes, NextHandle - FirstHandle));
+  uint64_t Handle = NextHandle;
+  NextHandle += Span;
+  Allocations[Handle] = {Bytes, Real, std::move(Symbol)};
+  return DevicePtr(Handle);
+}
+
+Expected<DevicePtr> GpuDevice::alloc(uint64_t Bytes) {
   CUdeviceptr Real = 0;
   if (CUresult R = Api.cuMemAlloc(&Real, std::max<uint64_t>(Bytes, 1)))
     return fail("cuMemAlloc", formatv("{0} bytes", Bytes), R);
-  uint64_t Handle = NextHandle;
-  NextHandle += Span;
-  Allocations[Handle] = {Bytes, Real};
-  return DevicePtr(Handle);
+  Expected<DevicePtr> Handle = newHandle(Bytes, Real, "");
+  if (!Handle)
+    Api.cuMemFree(Real);
+  return Handle;
 }
 
 Error GpuDevice::free(DevicePtr P) {
@@ -213,6 +241,11 @@ Error GpuDevice::free(DevicePtr P) {
   if (It == Allocations.end())
     return createStringError(inconvertibleErrorCode(),
                              formatv("gpu: free({0:x8}): not an address alloc() returned", P));
+  if (!It->second.Symbol.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             formatv("gpu: free({0:x8}): the address of the module's variable "
+                                     "'{1}' (findSymbol), which lives as long as the module",
+                                     P, It->second.Symbol));
   CUresult R = Api.cuMemFree(It->second.Real);
   Allocations.erase(It);
   if (R)
@@ -283,8 +316,70 @@ Error GpuDevice::loadPtx(StringRef Ptx, StringRef SourceName) {
                               InfoLog.c_str()));
   }
   Entries = std::move(NewEntries);
+  Variables = ptx::parsePtxVariables(Text);
   ModuleName = SourceName.str();
   return Error::success();
+}
+
+Expected<SymbolInfo> GpuDevice::findSymbol(StringRef Name) {
+  if (!Module)
+    return createStringError(inconvertibleErrorCode(),
+                             "gpu: symbol '" + Name + "': no PTX module is loaded (call "
+                                                      "loadPtx first)");
+  auto Known = Symbols.find(Name.str());
+  if (Known != Symbols.end())
+    return Known->second;
+  CUdeviceptr Real = 0;
+  size_t Bytes = 0;
+  if (CUresult R = Api.cuModuleGetGlobal(&Real, &Bytes, Module, Name.str().c_str())) {
+    std::vector<std::string> Names;
+    for (const ptx::PtxVariable &V : Variables)
+      Names.push_back(V.Name);
+    return createStringError(inconvertibleErrorCode(),
+                             "gpu: cuModuleGetGlobal failed for symbol '" + Name + "' in '" +
+                                 ModuleName + "': " + describeResult(Api, R) + " (variables: " +
+                                 (Names.empty() ? "none" : join(Names, ", ")) + ")");
+  }
+  SymbolInfo Info;
+  Info.Name = Name.str();
+  Info.Bytes = Bytes;
+  Info.Section = SymbolSection::Data;
+  for (const ptx::PtxVariable &V : Variables)
+    if (V.Name == Name && V.IsConst)
+      Info.Section = SymbolSection::Const;
+  Expected<DevicePtr> Handle = newHandle(Bytes, Real, Name.str());
+  if (!Handle)
+    return Handle.takeError();
+  Info.Address = *Handle;
+  Symbols[Name.str()] = Info;
+  return Info;
+}
+
+Expected<SymbolInfo> GpuDevice::symbolRange(StringRef Name, uint64_t Offset, uint64_t Bytes,
+                                            StringRef What) {
+  Expected<SymbolInfo> S = findSymbol(Name);
+  if (!S)
+    return S.takeError();
+  if (Offset > S->Bytes || Bytes > S->Bytes - Offset)
+    return createStringError(
+        inconvertibleErrorCode(),
+        formatv("gpu: {0} symbol '{1}': bytes [{2}, {3}) are outside the variable ({4} bytes)",
+                What, Name, Offset, Offset + Bytes, S->Bytes));
+  return S;
+}
+
+Error GpuDevice::copyToSymbol(StringRef Name, ArrayRef<uint8_t> Src, uint64_t Offset) {
+  Expected<SymbolInfo> S = symbolRange(Name, Offset, Src.size(), "copy to");
+  if (!S)
+    return S.takeError();
+  return copyToDevice(S->Address + DevicePtr(Offset), Src);
+}
+
+Error GpuDevice::copyFromSymbol(MutableArrayRef<uint8_t> Dst, StringRef Name, uint64_t Offset) {
+  Expected<SymbolInfo> S = symbolRange(Name, Offset, Dst.size(), "copy from");
+  if (!S)
+    return S.takeError();
+  return copyFromDevice(Dst, S->Address + DevicePtr(Offset));
 }
 
 Expected<CUfunction> GpuDevice::function(const LaunchParams &P) {

@@ -237,6 +237,56 @@ inline bool parsePtxEntries(const std::string &Ptx, std::vector<PtxEntry> &Out,
   return true;
 }
 
+/// A module-scope variable: `[.visible|.extern|.weak] .global|.const ...
+/// NAME[...] [= {...}];`, as ours, nvcc's and LLVM's PTX declare them.
+struct PtxVariable {
+  std::string Name;
+  bool IsConst = false; ///< .const (a __constant__ variable), else .global
+};
+
+/// The module-scope .global and .const variables of \p Ptx, in order (what
+/// cuModuleGetGlobal finds; messages list them). Declarations inside
+/// function bodies are not module scope and are skipped.
+inline std::vector<PtxVariable> parsePtxVariables(const std::string &Ptx) {
+  std::vector<PtxVariable> Out;
+  std::string Text = detail::stripComments(Ptx);
+  int Depth = 0;
+  size_t Start = 0;
+  for (size_t I = 0; I <= Text.size(); ++I) {
+    char C = I < Text.size() ? Text[I] : ';';
+    if (C == '}' && --Depth == 0) {
+      Start = I + 1; // after a function body or an initializer
+      continue;
+    }
+    bool Opens = C == '{' && Depth++ == 0;
+    if (Depth - Opens != 0 || (C != ';' && C != '\n' && !Opens))
+      continue;
+    std::string Stmt = Text.substr(Start, I - Start);
+    Start = I + 1;
+    std::vector<std::string> T = detail::tokenize(Stmt.substr(0, Stmt.find('=')));
+    size_t K = 0;
+    while (K < T.size() && (T[K] == ".visible" || T[K] == ".extern" || T[K] == ".weak"))
+      ++K;
+    if (K >= T.size() || (T[K] != ".global" && T[K] != ".const"))
+      continue;
+    bool IsConst = T[K] == ".const";
+    // The declarator is the last word that is not part of an array suffix.
+    std::string Name;
+    for (size_t J = K + 1; J < T.size(); ++J) {
+      if (T[J] == "[") {
+        while (J < T.size() && T[J] != "]")
+          ++J;
+        continue;
+      }
+      if (!T[J].empty() && T[J][0] != '.')
+        Name = T[J];
+    }
+    if (!Name.empty())
+      Out.push_back({Name, IsConst});
+  }
+  return Out;
+}
+
 inline const PtxEntry *findEntry(const std::vector<PtxEntry> &Entries,
                                  const std::string &Name) {
   for (const PtxEntry &E : Entries)

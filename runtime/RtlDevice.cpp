@@ -8,8 +8,8 @@
 
 #include "RtlDevice.h"
 
-#include "DataSegment.h"
 #include "DeviceMemory.h"
+#include "LoadedImage.h"
 #include "RtlSim.h"
 
 using namespace llvm;
@@ -18,36 +18,20 @@ namespace tandem {
 
 namespace {
 
-class RtlDevice final : public Device {
+class RtlDevice final : public SimulatedDevice {
 public:
-  RtlDevice(std::unique_ptr<iss::DeviceMemory> Mem,
-            std::unique_ptr<rtl::Simulator> Sim)
-      : Mem(std::move(Mem)), Data(*this->Mem), Sim(std::move(Sim)) {
+  RtlDevice(std::unique_ptr<iss::DeviceMemory> Mem, std::unique_ptr<rtl::Simulator> Sim)
+      : SimulatedDevice(std::move(Mem)), Sim(std::move(Sim)) {
     rtl::Simulator::zeroCounters(Last);
   }
 
   StringRef name() const override { return "rtl"; }
-  Expected<DevicePtr> alloc(uint64_t Bytes) override {
-    return Mem->alloc(Bytes);
-  }
-  Error free(DevicePtr P) override { return Mem->free(P); }
-  Error copyToDevice(DevicePtr Dst, ArrayRef<uint8_t> Src) override {
-    return Mem->copyIn(Dst, Src);
-  }
-  Error copyFromDevice(MutableArrayRef<uint8_t> Dst, DevicePtr Src) override {
-    return Mem->copyOut(Dst, Src);
-  }
-  Error loadImage(const KernelImage &Img) override {
-    return Data.load(Img, [&](const KernelImage &I) { return Sim->loadImage(I); });
-  }
   Error launch(const LaunchParams &P) override { return Sim->launch(P, Last); }
-  const Counters &counters() const override { return Last; }
 
 private:
-  std::unique_ptr<iss::DeviceMemory> Mem;
-  DataSegment Data; ///< the loaded image's __device__ variables
+  Error loadIntoSimulator(const KernelImage &Img) override { return Sim->loadImage(Img); }
+
   std::unique_ptr<rtl::Simulator> Sim;
-  Counters Last;
 };
 
 } // namespace

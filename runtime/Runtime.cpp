@@ -5,7 +5,7 @@
 // the same memory with the Verilated core (RtlDevice.cpp); "gpu" is PTX on an
 // NVIDIA GPU through the CUDA driver loaded at run time (GpuDevice.cpp).
 // iss and rtl place an image's __device__ variables in that memory when
-// they load it (DataSegment.h).
+// they load it, and find its variables by name (LoadedImage.h).
 //
 // Guarantees: every failure is an llvm::Error, never an abort; counters()
 // always holds the full list of counter names of the last launch (zeros
@@ -16,10 +16,10 @@
 #include "tandem/Runtime.h"
 
 #include "CudaDriverApi.h"
-#include "DataSegment.h"
 #include "DeviceMemory.h"
 #include "GpuDevice.h"
 #include "Iss.h"
+#include "LoadedImage.h"
 #include "RtlDevice.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -72,35 +72,20 @@ void Counters::add(StringRef Name, uint64_t V) {
 
 namespace {
 
-class IssDevice final : public Device {
+class IssDevice final : public SimulatedDevice {
 public:
   IssDevice(const DeviceOptions &Opts, std::unique_ptr<iss::DeviceMemory> Mem)
-      : Mem(std::move(Mem)), Data(*this->Mem), Sim(Opts, *this->Mem) {
+      : SimulatedDevice(std::move(Mem)), Sim(Opts, memory()) {
     iss::Simulator::zeroCounters(Last);
   }
 
   StringRef name() const override { return "iss"; }
-  Expected<DevicePtr> alloc(uint64_t Bytes) override {
-    return Mem->alloc(Bytes);
-  }
-  Error free(DevicePtr P) override { return Mem->free(P); }
-  Error copyToDevice(DevicePtr Dst, ArrayRef<uint8_t> Src) override {
-    return Mem->copyIn(Dst, Src);
-  }
-  Error copyFromDevice(MutableArrayRef<uint8_t> Dst, DevicePtr Src) override {
-    return Mem->copyOut(Dst, Src);
-  }
-  Error loadImage(const KernelImage &Img) override {
-    return Data.load(Img, [&](const KernelImage &I) { return Sim.loadImage(I); });
-  }
   Error launch(const LaunchParams &P) override { return Sim.launch(P, Last); }
-  const Counters &counters() const override { return Last; }
 
 private:
-  std::unique_ptr<iss::DeviceMemory> Mem;
-  DataSegment Data; ///< the loaded image's __device__ variables
+  Error loadIntoSimulator(const KernelImage &Img) override { return Sim.loadImage(Img); }
+
   iss::Simulator Sim;
-  Counters Last;
 };
 
 constexpr StringRef KnownDeviceNames[] = {"iss", "rtl", "gpu"};

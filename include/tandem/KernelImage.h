@@ -2,7 +2,8 @@
 //
 // The binary a `simt` compilation or `tandem as` produces and a device
 // loads: code for one or more kernels, their descriptions, constant data and
-// the initial contents of the image's writable data (__device__ variables).
+// the initial contents of the image's writable data (__device__ variables),
+// and a symbol table naming those variables for the host.
 // The format is documented in docs/KernelImage.md. readImage() checks every
 // size, offset, count and the checksum before trusting anything, and names
 // what is wrong; writeImage() is its inverse.
@@ -45,6 +46,23 @@ struct KernelInfo {
   uint32_t paramBytes() const;
 };
 
+/// Where an image symbol lives.
+enum class SymbolSection : uint8_t { Const = 0, Data = 1 };
+
+/// "const" or "data" ("invalid" for a value outside the enum).
+const char *symbolSectionName(SymbolSection S);
+
+/// A named variable of the image: a __constant__ variable in Const or a
+/// __device__ variable in Data, for the host to find by name (the runtime's
+/// copyToSymbol / copyFromSymbol / symbolAddress, CUDA's
+/// cudaMemcpyToSymbol and cuModuleGetGlobal).
+struct ImageSymbol {
+  std::string Name;  ///< as in the IR and the PTX (mangled where C++ mangles)
+  SymbolSection Section = SymbolSection::Const;
+  uint32_t Offset = 0; ///< bytes from the start of its section
+  uint32_t Size = 0;   ///< bytes, at least 1
+};
+
 struct KernelImage {
   std::vector<KernelInfo> Kernels;
   std::vector<uint32_t> Code;  ///< instruction words, all kernels
@@ -57,12 +75,16 @@ struct KernelImage {
   /// Byte offset in Const of that word: 4-aligned and inside Const when Data
   /// is not empty, 0 otherwise.
   uint32_t DataBaseSlot = 0;
+  /// The named variables of Const and Data; unique names, each inside its
+  /// section, none covering the data base slot.
+  std::vector<ImageSymbol> Symbols;
 
   const KernelInfo *findKernel(llvm::StringRef Name) const;
+  const ImageSymbol *findSymbol(llvm::StringRef Name) const;
 };
 
 constexpr uint32_t KernelImageMagic = 0x4D444E54; // "TNDM" little-endian
-constexpr uint16_t KernelImageVersion = 2;
+constexpr uint16_t KernelImageVersion = 3;
 
 /// Serializes \p Img (little-endian, with checksum). Fails if the image is
 /// inconsistent (a kernel's code outside Code, duplicate names, ...).

@@ -68,6 +68,23 @@ struct Counters {
   void add(llvm::StringRef Name, uint64_t V);
 };
 
+/// A variable of the loaded image or PTX module, found by its name (the
+/// name in the IR and the PTX: a C identifier as written, a C++ name
+/// mangled). CUDA's cudaMemcpyToSymbol / cudaGetSymbolAddress, or the
+/// driver's cuModuleGetGlobal.
+struct SymbolInfo {
+  std::string Name;
+  /// Const: a __constant__ variable; Data: a __device__ variable.
+  SymbolSection Section = SymbolSection::Data;
+  uint64_t Bytes = 0;
+  /// A global-memory address of the variable, usable with copyToDevice,
+  /// copyFromDevice and as a pointer argument: every __device__ variable,
+  /// and on gpu a __constant__ one too (constant memory is global memory
+  /// there). 0 for a __constant__ variable on iss and rtl, where the const
+  /// space has no global address: use copyToSymbol / copyFromSymbol.
+  DevicePtr Address = 0;
+};
+
 /// Options a device takes when opened.
 struct DeviceOptions {
   AcceleratorConfig Config;
@@ -112,6 +129,18 @@ public:
   /// says so. \p SourceName names the module in messages.
   virtual llvm::Error loadPtx(llvm::StringRef Ptx, llvm::StringRef SourceName);
   virtual llvm::Error launch(const LaunchParams &P) = 0;
+
+  /// The variable \p Name of the loaded image (iss, rtl: its symbol table)
+  /// or PTX module (gpu); an error lists the names there are.
+  virtual llvm::Expected<SymbolInfo> findSymbol(llvm::StringRef Name) = 0;
+  /// Writes \p Src into the variable \p Name from byte \p Offset on (the
+  /// range must lie inside it). A __constant__ variable keeps the new bytes
+  /// for every later launch until the next load, as with cudaMemcpyToSymbol.
+  virtual llvm::Error copyToSymbol(llvm::StringRef Name, llvm::ArrayRef<uint8_t> Src,
+                                   uint64_t Offset = 0) = 0;
+  /// Reads \p Dst.size() bytes of the variable \p Name from byte \p Offset.
+  virtual llvm::Error copyFromSymbol(llvm::MutableArrayRef<uint8_t> Dst,
+                                     llvm::StringRef Name, uint64_t Offset = 0) = 0;
   /// Counters of the last successful or faulted launch.
   virtual const Counters &counters() const = 0;
 

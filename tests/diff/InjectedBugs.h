@@ -75,6 +75,17 @@ public:
     return E;
   }
   const Counters &counters() const override { return Cnt; }
+  llvm::Expected<SymbolInfo> findSymbol(llvm::StringRef Name) override {
+    return Inner->findSymbol(Name);
+  }
+  llvm::Error copyToSymbol(llvm::StringRef Name, llvm::ArrayRef<uint8_t> Src,
+                           uint64_t Offset) override {
+    return Inner->copyToSymbol(Name, Src, Offset);
+  }
+  llvm::Error copyFromSymbol(llvm::MutableArrayRef<uint8_t> Dst, llvm::StringRef Name,
+                             uint64_t Offset) override {
+    return Inner->copyFromSymbol(Dst, Name, Offset);
+  }
 
 private:
   std::unique_ptr<Device> Inner;

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Compiler.h"
+#include "CompiledOnce.h"
 
 #include "tandem/Config.h"
 #include "tandem/Runtime.h"
@@ -30,17 +30,7 @@ constexpr std::array<int32_t, 8> InitialWeights = {3, -1, 4, 1, -5, 9, 2, -6};
 constexpr int32_t Poison = int32_t(0xDEADBEEF);
 
 const KernelImage *image(const AcceleratorConfig &Config) {
-  static std::optional<KernelImage> Img = [&]() -> std::optional<KernelImage> {
-    compiler::CompileOptions O;
-    O.NumRegisters = Config.Registers;
-    Expected<compiler::CompileResult> R = compiler::compileFile(TANDEM_DEVICE_GLOBALS_CU, O);
-    if (!R) {
-      ADD_FAILURE() << toString(R.takeError());
-      return std::nullopt;
-    }
-    return R->Image;
-  }();
-  return Img ? &*Img : nullptr;
+  return testing_support::compiledOnce(TANDEM_DEVICE_GLOBALS_CU, Config.Registers);
 }
 
 /// Host-side model of the image's __device__ variables.

@@ -490,6 +490,82 @@ TEST(AssemblerErrors, DataSectionNeedsExactlyOneBaseWord) {
             std::string::npos);
 }
 
+TEST(AssemblerFile, SizedLabelsBecomeImageSymbolsInDirectiveOrder) {
+  KernelImage Img;
+  Img = assembleOk(R"(.kernel k
+  exit
+.const
+table: .word 1, 2, 3
+.private: .word 9
+base: .data_base
+.data
+  .byte 5
+count: .byte 6, 7, 8
+  .size count, 3
+  .size table, 12
+)");
+  ASSERT_EQ(Img.Symbols.size(), 2u);
+  EXPECT_EQ(Img.Symbols[0].Name, "count");
+  EXPECT_EQ(Img.Symbols[0].Section, SymbolSection::Data);
+  EXPECT_EQ(Img.Symbols[0].Offset, 1u);
+  EXPECT_EQ(Img.Symbols[0].Size, 3u);
+  EXPECT_EQ(Img.Symbols[1].Name, "table"); // a .const label sized from .data
+  EXPECT_EQ(Img.Symbols[1].Section, SymbolSection::Const);
+  EXPECT_EQ(Img.Symbols[1].Offset, 0u);
+  EXPECT_EQ(Img.Symbols[1].Size, 12u);
+  // objdump --source prints the labels (a word a label falls inside as
+  // bytes) and the .size lines, and reassembles to the same symbols.
+  KernelImage Back = assembleOk(asAssembly(Img));
+  ASSERT_EQ(Back.Symbols.size(), 2u);
+  for (size_t I = 0; I < 2; ++I) {
+    EXPECT_EQ(Back.Symbols[I].Name, Img.Symbols[I].Name);
+    EXPECT_EQ(Back.Symbols[I].Section, Img.Symbols[I].Section);
+    EXPECT_EQ(Back.Symbols[I].Offset, Img.Symbols[I].Offset);
+    EXPECT_EQ(Back.Symbols[I].Size, Img.Symbols[I].Size);
+  }
+  EXPECT_EQ(Back.Data, Img.Data);
+  EXPECT_EQ(Back.Const, Img.Const);
+}
+
+TEST(AssemblerFile, SizeGivesASymbolANameNoLabelCanHave) {
+  // 'r2' reads as a register, so it cannot be a label; the third operand
+  // names the symbol. objdump --source labels it .Lsym0 and names it again.
+  KernelImage Img = assembleOk(".kernel k\n exit\n.const\nr2_: .word 1, 2\n .size r2_, 8, r2\n");
+  ASSERT_EQ(Img.Symbols.size(), 1u);
+  EXPECT_EQ(Img.Symbols[0].Name, "r2");
+  EXPECT_EQ(Img.Symbols[0].Size, 8u);
+  std::string Text = asAssembly(Img);
+  EXPECT_NE(Text.find(".Lsym0:"), std::string::npos) << Text;
+  EXPECT_NE(Text.find(".size .Lsym0, 8, r2"), std::string::npos) << Text;
+  KernelImage Back = assembleOk(Text);
+  ASSERT_EQ(Back.Symbols.size(), 1u);
+  EXPECT_EQ(Back.Symbols[0].Name, "r2");
+  EXPECT_EQ(Back.Symbols[0].Offset, 0u);
+}
+
+TEST(AssemblerErrors, SizeNamesAnEarlierDataLabelAndFitsIt) {
+  auto Errors = [](const std::string &Body) {
+    return errorsOf(".kernel k\n exit\n.const\nc: .word 1\nbase: .data_base\n.data\nd: .word 2\n" +
+                        Body,
+                    "s.s");
+  };
+  auto Expect = [](const std::string &Msg, const char *Want) {
+    EXPECT_NE(Msg.find(Want), std::string::npos) << Msg;
+  };
+  Expect(Errors(" .size later, 4\nlater: .word 3\n"),
+         "expected a label of the .const or .data section defined before '.size', found "
+         "'later'");
+  Expect(Errors(".hidden: .word 3\n .size .hidden, 4\n"), "starts with '.'");
+  Expect(Errors(" .size d, 4\n .size c, 4, d\n"), "duplicate symbol 'd'");
+  Expect(Errors(" .size d, 4, 9\n"), "expected the symbol's name after ',' in .size");
+  Expect(Errors(" .size d, 0\n"), "size 0 out of range for .size [1, 4294967295]");
+  Expect(Errors(" .size d, 5\n"), "symbol 'd' ends at byte 5, after the end of the .data section (4 bytes)");
+  Expect(Errors(" .size c, 8\n"), "symbol 'c' [0, 8) covers the '.data_base' word at 4");
+  Expect(Errors(" .size d 4\n"), "expected ',' after the label in .size");
+  Expect(errorsOf(".kernel k\nl: exit\n .size l, 4\n", "s.s"),
+         "'.size' is only allowed in the .const or .data section");
+}
+
 TEST(AssemblerFile, ConstSectionAndSymbols) {
   KernelImage Img = assembleOk(R"(.kernel k
   .param a ptr

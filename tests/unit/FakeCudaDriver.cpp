@@ -13,6 +13,10 @@
 //  - PTX containing FAKE_JIT_ERROR fails to load with a canned JIT log; a
 //    kernel named fail_launch fails at cuLaunchKernel, fault_async at
 //    cuEventSynchronize (as a real fault does, after the launch returned);
+//  - module-scope .global/.const variables get zeroed host memory of the
+//    declared size (`.TYPE NAME[N]` or `.TYPE NAME`) from cuModuleGetGlobal,
+//    freed with the module; a kernel named bump_counter (no parameters)
+//    adds 1 to the 4-byte variable 'counter';
 //  - fake_cuda_* functions let the test set the device count and read the
 //    last launch back.
 //
@@ -22,6 +26,8 @@
 
 #include <cstdlib>
 #include <deque>
+#include <map>
+#include <regex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -43,7 +49,20 @@ struct Module {
   std::string Ptx;
   std::vector<tandem::ptx::PtxEntry> Entries;
   std::deque<Function> Functions;
+  std::map<std::string, std::vector<unsigned char>> Globals; ///< made on first lookup
 };
+
+/// The bytes the declaration of \p Name in \p Ptx says: element size x count.
+size_t declaredBytes(const std::string &Ptx, const std::string &Name) {
+  std::smatch M;
+  std::regex Decl("\\.(global|const)[^;=]*\\.([busf])(8|16|32|64)\\s+" + Name +
+                  "(\\[(\\d+)\\])?\\s*[;=]");
+  if (!std::regex_search(Ptx, M, Decl))
+    return 0;
+  size_t Elem = std::stoul(M[3]) / 8;
+  return M[5].matched ? Elem * std::stoul(M[5]) : Elem;
+}
+Module *LastModule = nullptr; ///< for bump_counter
 
 struct State {
   bool Initialized = false;
@@ -131,17 +150,34 @@ CUresult cuModuleLoadDataEx(void **Out, const void *Image, unsigned NumOptions, 
     }
     return InvalidPtx;
   }
-  auto *M = new Module{Ptx, {}, {}};
+  auto *M = new Module{Ptx, {}, {}, {}};
   std::string Why;
   if (!tandem::ptx::parsePtxEntries(Ptx, M->Entries, Why)) {
     delete M;
     return InvalidPtx;
   }
   *Out = M;
+  LastModule = M;
   return Ok;
 }
 CUresult cuModuleUnload(void *M) {
+  if (LastModule == M)
+    LastModule = nullptr;
   delete static_cast<Module *>(M);
+  return Ok;
+}
+CUresult cuModuleGetGlobal_v2(unsigned long long *Ptr, size_t *Bytes, void *Mod,
+                              const char *Name) {
+  auto *M = static_cast<Module *>(Mod);
+  auto It = M->Globals.find(Name);
+  if (It == M->Globals.end()) {
+    size_t N = declaredBytes(M->Ptx, Name);
+    if (N == 0)
+      return NotFound;
+    It = M->Globals.emplace(Name, std::vector<unsigned char>(N, 0)).first;
+  }
+  *Ptr = reinterpret_cast<unsigned long long>(It->second.data());
+  *Bytes = It->second.size();
   return Ok;
 }
 CUresult cuModuleGetFunction(void **Fn, void *Mod, const char *Name) {
@@ -200,6 +236,15 @@ CUresult cuLaunchKernel(void *Fn, unsigned Gx, unsigned Gy, unsigned Gz, unsigne
   }
   if (F->Entry->Name == "vadd" && Values.size() == 4)
     runVadd(Values, (unsigned long long)Gx * Gy * Gz * Bx * By * Bz);
+  if (F->Entry->Name == "bump_counter" && LastModule) {
+    auto It = LastModule->Globals.find("counter");
+    if (It != LastModule->Globals.end() && It->second.size() == 4) {
+      unsigned V;
+      std::memcpy(&V, It->second.data(), 4);
+      ++V;
+      std::memcpy(It->second.data(), &V, 4);
+    }
+  }
   if (F->Entry->Name == "fault_async")
     S.PendingFault = IllegalAddress;
   return Ok;

@@ -458,3 +458,92 @@ TEST_F(FakeDriver, NoVisibleGpuIsNamed) {
 }
 
 } // namespace
+
+namespace {
+
+// A module with a __constant__ array, a __device__ counter and a kernel
+// the fake driver runs: bump_counter adds 1 to 'counter'.
+const char *const SymbolsPtx = R"(//
+.version 8.4
+.target sm_90
+.address_size 64
+
+.visible .const .align 4 .b8 coeffs[16] = {0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64};
+.visible .global .align 4 .u32 counter;
+.global .align 4 .b8 _ZN2ns6hiddenE[4] = {7, 0, 0, 0};
+
+.visible .entry bump_counter()
+{
+	.reg .b32 %r<2>;
+	.global .u32 not_module_scope;
+	ret;
+}
+)";
+
+TEST(PtxVariables, ListsModuleScopeGlobalsAndConstants) {
+  std::vector<PtxVariable> V = parsePtxVariables(SymbolsPtx);
+  ASSERT_EQ(V.size(), 3u);
+  EXPECT_EQ(V[0].Name, "coeffs");
+  EXPECT_TRUE(V[0].IsConst);
+  EXPECT_EQ(V[1].Name, "counter");
+  EXPECT_FALSE(V[1].IsConst);
+  EXPECT_EQ(V[2].Name, "_ZN2ns6hiddenE");
+  EXPECT_TRUE(parsePtxVariables(VaddPtx).empty());
+}
+
+TEST_F(FakeDriver, SymbolsAreFoundCopiedAndAddressable) {
+  std::unique_ptr<Device> D = open();
+  ASSERT_TRUE(D);
+  std::string Why = errorText(D->findSymbol("counter").takeError());
+  EXPECT_NE(Why.find("no PTX module is loaded"), std::string::npos) << Why;
+  ASSERT_FALSE(bool(D->loadPtx(SymbolsPtx, "symbols.cu")));
+
+  llvm::Expected<SymbolInfo> C = D->findSymbol("coeffs");
+  ASSERT_TRUE(bool(C)) << errorText(C.takeError());
+  EXPECT_EQ(C->Section, SymbolSection::Const);
+  EXPECT_EQ(C->Bytes, 16u);
+  EXPECT_NE(C->Address, 0u) << "constant memory is global memory on a GPU";
+  std::vector<float> In = {0.25f, -3.0f, 7.5f, 1e6f}, Out(4, -1.0f);
+  ASSERT_FALSE(bool(D->copyToSymbol("coeffs", {reinterpret_cast<uint8_t *>(In.data()), 16})));
+  ASSERT_FALSE(bool(D->copyFromSymbol({reinterpret_cast<uint8_t *>(Out.data()), 16}, "coeffs")));
+  EXPECT_EQ(Out, In);
+  // The same bytes through the address, from an offset.
+  float Third = 0;
+  ASSERT_FALSE(bool(D->read<float>({&Third, 1}, C->Address + 8)));
+  EXPECT_EQ(Third, 7.5f);
+
+  // A kernel's update is seen through the symbol; the handle is stable.
+  llvm::Expected<SymbolInfo> N = D->findSymbol("counter");
+  ASSERT_TRUE(bool(N)) << errorText(N.takeError());
+  EXPECT_EQ(N->Section, SymbolSection::Data);
+  uint32_t Start = 41;
+  ASSERT_FALSE(bool(D->write<uint32_t>(N->Address, {Start})));
+  LaunchParams P;
+  P.Kernel = "bump_counter";
+  ASSERT_FALSE(bool(D->launch(P)));
+  uint32_t After = 0;
+  ASSERT_FALSE(bool(D->copyFromSymbol({reinterpret_cast<uint8_t *>(&After), 4}, "counter")));
+  EXPECT_EQ(After, 42u);
+  EXPECT_EQ(D->findSymbol("counter")->Address, N->Address);
+
+  // Errors: outside the variable, unknown names (listing the variables),
+  // freeing a variable's address.
+  Why = errorText(D->copyToSymbol("counter", std::vector<uint8_t>(4), 2));
+  EXPECT_NE(Why.find("copy to symbol 'counter': bytes [2, 6) are outside the variable (4 bytes)"),
+            std::string::npos)
+      << Why;
+  Why = errorText(D->findSymbol("hidden").takeError());
+  EXPECT_NE(Why.find("cuModuleGetGlobal failed for symbol 'hidden' in 'symbols.cu'"),
+            std::string::npos)
+      << Why;
+  EXPECT_NE(Why.find("variables: coeffs, counter, _ZN2ns6hiddenE"), std::string::npos) << Why;
+  Why = errorText(D->free(N->Address));
+  EXPECT_NE(Why.find("the address of the module's variable 'counter'"), std::string::npos) << Why;
+
+  // Loading another module drops the old one's variables.
+  ASSERT_FALSE(bool(D->loadPtx(VaddPtx, "vadd.cu")));
+  Why = errorText(D->copyFromDevice({reinterpret_cast<uint8_t *>(&After), 4}, N->Address));
+  EXPECT_NE(Why.find("not inside one allocation"), std::string::npos) << Why;
+}
+
+} // namespace

@@ -58,9 +58,11 @@ enum HeaderField : uint32_t {
   HDataOffset = 60,
   HDataBytes = 64,
   HDataBaseSlot = 68,
+  HSymbolCount = 72,
+  HSymbolTableOffset = 76,
 };
 constexpr uint32_t HFlags = 6;
-constexpr uint32_t HeaderSize = 72;
+constexpr uint32_t HeaderSize = 80;
 
 enum KernelField : uint32_t {
   KNameOffset = 0,
@@ -82,6 +84,14 @@ enum ParamField : uint32_t {
 };
 constexpr uint32_t ParamEntrySize = 16;
 
+enum SymbolField : uint32_t {
+  SNameOffset = 0,
+  SSection = 4,
+  SOffset = 8,
+  SSize = 12
+};
+constexpr uint32_t SymbolEntrySize = 16;
+
 uint32_t get32(const Bytes &B, uint32_t Off) {
   return llvm::support::endian::read32le(B.data() + Off);
 }
@@ -93,6 +103,9 @@ uint32_t kernelField(const Bytes &B, uint32_t K, KernelField F) {
 }
 uint32_t paramField(const Bytes &B, uint32_t P, ParamField F) {
   return get32(B, HParamTableOffset) + P * ParamEntrySize + F;
+}
+uint32_t symbolField(const Bytes &B, uint32_t S, SymbolField F) {
+  return get32(B, HSymbolTableOffset) + S * SymbolEntrySize + F;
 }
 /// The checksum is the CRC-32 of every byte after the checksum field.
 void fixChecksum(Bytes &B) {
@@ -112,7 +125,9 @@ KernelParam param(const char *Name, ParamKind Kind, uint32_t Offset) {
 }
 
 /// Three kernels over 18 code words (72 bytes): vadd [0x0, 0x18),
-/// reduce_sum [0x18, 0x38), scale [0x38, 0x48); 12 const bytes.
+/// reduce_sum [0x18, 0x38), scale [0x38, 0x48); 12 const bytes (the data
+/// base slot at 4, symbol 'coeffs' at [8, 12)); 8 data bytes (symbol
+/// 'counter').
 KernelImage sampleImage() {
   KernelImage Img;
   KernelInfo VAdd;
@@ -148,6 +163,8 @@ KernelImage sampleImage() {
   for (uint8_t I = 0; I < 8; ++I)
     Img.Data.push_back(uint8_t(0xD0 + I));
   Img.DataBaseSlot = 4;
+  Img.Symbols = {{"coeffs", SymbolSection::Const, 8, 4},
+                 {"counter", SymbolSection::Data, 0, 8}};
   return Img;
 }
 
@@ -169,6 +186,7 @@ Bytes longConstBytes() {
   Img.Const.assign(1100, 'a');
   Img.Data.clear(); // the const bytes must end where the string table starts
   Img.DataBaseSlot = 0;
+  Img.Symbols.pop_back(); // 'counter' was in the data section
   return bytesOf(Img);
 }
 
@@ -195,6 +213,14 @@ void expectSameImage(const KernelImage &A, const KernelImage &B) {
   EXPECT_EQ(A.Const, B.Const);
   EXPECT_EQ(A.Data, B.Data);
   EXPECT_EQ(A.DataBaseSlot, B.DataBaseSlot);
+  ASSERT_EQ(A.Symbols.size(), B.Symbols.size());
+  for (size_t S = 0; S < A.Symbols.size(); ++S) {
+    SCOPED_TRACE("symbol " + std::to_string(S) + " " + A.Symbols[S].Name);
+    EXPECT_EQ(A.Symbols[S].Name, B.Symbols[S].Name);
+    EXPECT_EQ(A.Symbols[S].Section, B.Symbols[S].Section);
+    EXPECT_EQ(A.Symbols[S].Offset, B.Symbols[S].Offset);
+    EXPECT_EQ(A.Symbols[S].Size, B.Symbols[S].Size);
+  }
 }
 
 std::string randomName(std::mt19937 &R, const std::string &Prefix) {
@@ -219,6 +245,23 @@ KernelImage randomImage(std::mt19937 &R) {
     for (uint8_t &C : Img.Data)
       C = uint8_t(R());
     Img.DataBaseSlot = 4 * uint32_t(R() % (Img.Const.size() / 4));
+  }
+  // Symbols: random ranges of either section, clear of the data base slot.
+  for (unsigned S = 0, NS = R() % 5; S < NS; ++S) {
+    bool InData = !Img.Data.empty() && R() % 2;
+    const std::vector<uint8_t> &Sec = InData ? Img.Data : Img.Const;
+    if (Sec.empty())
+      continue;
+    ImageSymbol Sym;
+    Sym.Name = randomName(R, "s" + std::to_string(S) + "_");
+    Sym.Section = InData ? SymbolSection::Data : SymbolSection::Const;
+    Sym.Offset = uint32_t(R() % Sec.size());
+    Sym.Size = 1 + uint32_t(R() % (Sec.size() - Sym.Offset));
+    bool CoversSlot = !InData && !Img.Data.empty() &&
+                      Sym.Offset < Img.DataBaseSlot + 4 &&
+                      Img.DataBaseSlot < Sym.Offset + Sym.Size;
+    if (!CoversSlot)
+      Img.Symbols.push_back(Sym);
   }
   uint32_t CodeWords = uint32_t(Img.Code.size());
   for (unsigned K = 0, NK = R() % 6; K < NK; ++K) {
@@ -303,7 +346,7 @@ TEST(KernelImage, WriterFollowsTheDocumentedLayout) {
   Bytes B = sampleBytes();
   EXPECT_EQ(std::string(B.begin(), B.begin() + 4), "TNDM");
   EXPECT_EQ(get32(B, HMagic), KernelImageMagic);
-  EXPECT_EQ(llvm::support::endian::read16le(B.data() + HVersion), 2);
+  EXPECT_EQ(llvm::support::endian::read16le(B.data() + HVersion), 3);
   EXPECT_EQ(llvm::support::endian::read16le(B.data() + HFlags), 0);
   EXPECT_EQ(get32(B, HHeaderBytes), HeaderSize);
   EXPECT_EQ(get32(B, HFileBytes), B.size());
@@ -311,11 +354,15 @@ TEST(KernelImage, WriterFollowsTheDocumentedLayout) {
             llvm::crc32(llvm::ArrayRef<uint8_t>(B).drop_front(12)));
   EXPECT_EQ(get32(B, HKernelCount), 3u);
   EXPECT_EQ(get32(B, HParamCount), 9u);
-  // header | kernel table | parameter table | code | const | data | strtab
+  // header | kernel table | parameter table | symbol table | code | const
+  // | data | strtab
   EXPECT_EQ(get32(B, HKernelTableOffset), HeaderSize);
   EXPECT_EQ(get32(B, HParamTableOffset), HeaderSize + 3 * KernelEntrySize);
-  EXPECT_EQ(get32(B, HCodeOffset),
+  EXPECT_EQ(get32(B, HSymbolCount), 2u);
+  EXPECT_EQ(get32(B, HSymbolTableOffset),
             get32(B, HParamTableOffset) + 9 * ParamEntrySize);
+  EXPECT_EQ(get32(B, HCodeOffset),
+            get32(B, HSymbolTableOffset) + 2 * SymbolEntrySize);
   EXPECT_EQ(get32(B, HCodeBytes), 72u);
   EXPECT_EQ(get32(B, HConstOffset), get32(B, HCodeOffset) + 72);
   EXPECT_EQ(get32(B, HConstBytes), 12u);
@@ -340,6 +387,12 @@ TEST(KernelImage, WriterFollowsTheDocumentedLayout) {
       reinterpret_cast<const char *>(B.data()) + get32(B, HStrtabOffset);
   EXPECT_STREQ(Strtab + get32(B, kernelField(B, 1, KNameOffset)), "reduce_sum");
   EXPECT_STREQ(Strtab + get32(B, paramField(B, 6, PNameOffset)), "n");
+  // Symbol 1 (counter), field by field.
+  EXPECT_STREQ(Strtab + get32(B, symbolField(B, 1, SNameOffset)), "counter");
+  EXPECT_EQ(get32(B, symbolField(B, 1, SSection)), uint32_t(SymbolSection::Data));
+  EXPECT_EQ(get32(B, symbolField(B, 1, SOffset)), 0u);
+  EXPECT_EQ(get32(B, symbolField(B, 1, SSize)), 8u);
+  EXPECT_EQ(get32(B, symbolField(B, 0, SOffset)), 8u);
   EXPECT_EQ(get32(B, get32(B, HCodeOffset) + 4), Img.Code[1]);
   EXPECT_EQ(B[get32(B, HConstOffset) + 3], Img.Const[3]);
 }
@@ -367,6 +420,16 @@ TEST(KernelImage, FindKernelByName) {
   EXPECT_EQ(Img.findKernel(""), nullptr);
 }
 
+TEST(KernelImage, FindSymbolByName) {
+  KernelImage Img = sampleImage();
+  const ImageSymbol *S = Img.findSymbol("counter");
+  ASSERT_NE(S, nullptr);
+  EXPECT_EQ(S->Section, SymbolSection::Data);
+  EXPECT_EQ(S->Size, 8u);
+  EXPECT_EQ(Img.findSymbol("vadd"), nullptr); // kernels are not symbols
+  EXPECT_EQ(Img.findSymbol(""), nullptr);
+}
+
 //===----------------------------------------------------------------------===//
 // Corruptions: each reader check, provoked on a valid image
 //===----------------------------------------------------------------------===//
@@ -386,7 +449,7 @@ const std::vector<Corruption> &corruptions() {
        sampleBytes,
        [](Bytes &B) { B.resize(30); },
        false,
-       {"foo.img: ", "30 bytes", "smaller than the 72-byte header"}},
+       {"foo.img: ", "30 bytes", "smaller than the 80-byte header"}},
       {"truncated.img",
        sampleBytes,
        [](Bytes &B) { B.erase(B.end() - 5, B.end()); },
@@ -406,7 +469,7 @@ const std::vector<Corruption> &corruptions() {
        sampleBytes,
        [](Bytes &B) { B[HVersion] = 1; },
        false,
-       {"version 1 is not supported (expected 2)"}},
+       {"version 1 is not supported (expected 3)"}},
       {"nonzero-flags.img",
        sampleBytes,
        [](Bytes &B) { B[HFlags] = 1; },
@@ -416,7 +479,7 @@ const std::vector<Corruption> &corruptions() {
        sampleBytes,
        [](Bytes &B) { set32(B, HHeaderBytes, 64); },
        true,
-       {"header_bytes 0x40", "expected 0x48"}},
+       {"header_bytes 0x40", "expected 0x50"}},
       {"bad-checksum.img",
        sampleBytes,
        [](Bytes &B) { B[get32(B, HCodeOffset) + 5] ^= 0x10; },
@@ -444,7 +507,7 @@ const std::vector<Corruption> &corruptions() {
        [](Bytes &B) { set32(B, HKernelTableOffset, 8); },
        true,
        {"kernel table (kernel_count 3 x 32 bytes) [0x8, 0x68)",
-        "overlaps the header [0x0, 0x48)"}},
+        "overlaps the header [0x0, 0x50)"}},
       {"huge-data-bytes.img",
        sampleBytes,
        [](Bytes &B) { set32(B, HDataBytes, 0xFFFFFFF0); },
@@ -513,7 +576,7 @@ const std::vector<Corruption> &corruptions() {
        sampleBytes,
        [](Bytes &B) { B.back() = 'x'; },
        true,
-       {"kernel 2 ('scale'): parameter 1: the name at string table offset",
+       {"symbol 1: the name at string table offset",
         "is not NUL-terminated within the string table"}},
       {"name-offset-out-of-range.img",
        sampleBytes,
@@ -609,6 +672,43 @@ const std::vector<Corruption> &corruptions() {
        [](Bytes &B) { set32(B, kernelField(B, 2, KParamCount), 1); },
        true,
        {"the parameter table has 9 entries but the kernels use 8"}},
+      {"huge-symbol-count.img",
+       sampleBytes,
+       [](Bytes &B) { set32(B, HSymbolCount, 0x10000000); },
+       true,
+       {"symbol table (symbol_count 268435456 x 16 bytes)", "exceeds the file"}},
+      {"misaligned-symbol-table.img",
+       sampleBytes,
+       [](Bytes &B) { set32(B, HSymbolTableOffset, get32(B, HSymbolTableOffset) + 1); },
+       true,
+       {"symbol_table_offset 0x", "is not a multiple of 4"}},
+      {"bad-symbol-section.img",
+       sampleBytes,
+       [](Bytes &B) { set32(B, symbolField(B, 1, SSection), 2); },
+       true,
+       {"symbol 1 ('counter'): section 2 is not valid (expected 0 const or 1 data)"}},
+      {"symbol-out-of-range.img",
+       sampleBytes,
+       [](Bytes &B) { set32(B, symbolField(B, 1, SSize), 9); },
+       true,
+       {"symbol 1 ('counter'): range [0x0, 0x9) exceeds the data section (0x8 bytes)"}},
+      {"symbol-covers-data-slot.img",
+       sampleBytes,
+       [](Bytes &B) { set32(B, symbolField(B, 0, SOffset), 6); set32(B, symbolField(B, 0, SSize), 2); },
+       true,
+       {"symbol 0 ('coeffs'): range [0x6, 0x8) covers the data base slot at 0x4"}},
+      {"empty-symbol.img",
+       sampleBytes,
+       [](Bytes &B) { set32(B, symbolField(B, 0, SSize), 0); },
+       true,
+       {"symbol 0 ('coeffs'): size is 0"}},
+      {"duplicate-symbol-name.img",
+       sampleBytes,
+       [](Bytes &B) {
+         set32(B, symbolField(B, 1, SNameOffset), get32(B, symbolField(B, 0, SNameOffset)));
+       },
+       true,
+       {"symbol 1 ('coeffs'): the name is already used by symbol 0"}},
   };
   return Table;
 }
@@ -762,6 +862,31 @@ TEST(KernelImageWriter, RejectsBadParams) {
   Img.Kernels[0].Params[3].Name = "b";
   expectWords(writeError(Img), {"parameter 3 ('b'): the name is already used "
                                 "by parameter 1"});
+}
+
+TEST(KernelImageWriter, RejectsBadSymbols) {
+  KernelImage Img = sampleImage();
+  Img.Symbols[0].Name = "9lives";
+  expectWords(writeError(Img), {"symbol 0 ('9lives'): the name is not a valid identifier"});
+  Img = sampleImage();
+  Img.Symbols[1].Name = "coeffs";
+  expectWords(writeError(Img), {"symbol 1 ('coeffs'): the name is already used by symbol 0"});
+  Img = sampleImage();
+  Img.Symbols[0].Offset = 0xFFFFFFFC; // offset + size wraps in u32
+  expectWords(writeError(Img),
+              {"range [0xfffffffc, 0x100000000) exceeds the const section (0xc bytes)"});
+  Img = sampleImage();
+  Img.Symbols[0] = {"coeffs", SymbolSection::Const, 0, 12};
+  expectWords(writeError(Img), {"covers the data base slot at 0x4"});
+  Img = sampleImage();
+  Img.Symbols[0].Section = static_cast<SymbolSection>(5);
+  expectWords(writeError(Img), {"section 5 is not valid"});
+  // Without a data section the slot is not there to protect.
+  Img = sampleImage();
+  Img.Data.clear();
+  Img.DataBaseSlot = 0;
+  Img.Symbols = {{"all", SymbolSection::Const, 0, 12}};
+  EXPECT_EQ(writeError(Img), "<no error>");
 }
 
 TEST(KernelImageWriter, RejectsTooManyRegistersAndEmptyKernels) {

@@ -4,15 +4,18 @@
 //              --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //              [--shared BYTES] [--device iss|rtl|gpu] [--config CFG.json] [--trace]
 //              [--arg SPEC]... [--seed N] [--dump N] [--step-limit N]
+//              [--set NAME=TYPE:V,...|NAME=in:FILE.npy]... [--get NAME:TYPE]...
 //              [-O0..-O3] [--json] [--predict]   (--predict: iss, rtl)
 //              [--vcd FILE] [--timeline FILE.json]   (rtl only)
 //              [--scheduler rr|gto]   (overrides the configuration's)
 //
 // Loads, assembles or compiles an image, allocates and fills the buffers the
-// --arg specs describe (generated, or read from .npy files), launches the
-// kernel, writes the out:/inout: buffers back to .npy files, and prints the
+// --arg specs describe (generated, or read from .npy files), writes the
+// --set values into the image's variables by name, launches the kernel,
+// writes the out:/inout: buffers back to .npy files, and prints the
 // counters as a table (or, with --json, one JSON object) and, with --dump
-// N, the first N elements of every buffer. --predict adds the simt model's
+// N, the first N elements of every buffer, then every --get variable.
+// --predict adds the simt model's
 // prediction of the same launch, from a traced iss run of it. Every argument is validated
 // before anything runs; output files are written only after a successful
 // launch, so a faulted kernel leaves them untouched. Errors exit non-zero
@@ -92,6 +95,12 @@ void printRunHelp(raw_ostream &OS) {
         "the run\n"
         "                       (.npy files are written only when the kernel "
         "ran without a fault)\n"
+        "  --set NAME=TYPE:V[,V...]  before the launch, write values (TYPE u32, s32, f32 or u8)\n"
+        "                     into the image's variable NAME from its first byte on (a\n"
+        "                     __constant__ or __device__ variable; `tandem objdump` lists them)\n"
+        "  --set NAME=in:FILE.npy    the same with a NumPy file's elements\n"
+        "  --get NAME:TYPE    after the run, print every element of the variable NAME (also in\n"
+        "                     --json, under \"symbols\")\n"
         "  --seed N           seed for rand buffers (default 1)\n"
         "  --dump N           after the run, print the first N elements of "
         "every buffer\n"
@@ -173,6 +182,20 @@ struct ArgSpec {
   std::vector<uint8_t> FileData;
 };
 
+/// One --set: bytes for a variable of the image, written after the load.
+struct SymbolSet {
+  std::string Text;
+  std::string Name;
+  std::string NpyPath;        ///< in:FILE.npy: read by loadSymbolFiles
+  std::vector<uint8_t> Bytes; ///< what is written
+};
+
+/// One --get: a variable printed after the run.
+struct SymbolGet {
+  std::string Name;
+  ElemType Type = ElemType::U32;
+};
+
 struct Options {
   std::string Input;
   std::string Kernel;
@@ -190,6 +213,8 @@ struct Options {
   unsigned OptLevel = 2;
   bool Json = false;
   std::vector<ArgSpec> Args;
+  std::vector<SymbolSet> Sets;
+  std::vector<SymbolGet> Gets;
 };
 
 bool isCompilerInput(StringRef Path) {
@@ -316,6 +341,19 @@ Expected<ArgSpec> parseNpyArg(ArgSpec A, StringRef Kind, StringRef Rest,
   return A;
 }
 
+/// u32, s32 (or i32, numpy's name), f32 or u8.
+std::optional<ElemType> parseElemType(StringRef T) {
+  if (T == "u32")
+    return ElemType::U32;
+  if (T == "s32" || T == "i32")
+    return ElemType::S32;
+  if (T == "f32")
+    return ElemType::F32;
+  if (T == "u8")
+    return ElemType::U8;
+  return std::nullopt;
+}
+
 Expected<ArgSpec> parseArg(StringRef Text) {
   ArgSpec A;
   A.Text = Text.str();
@@ -349,18 +387,12 @@ Expected<ArgSpec> parseArg(StringRef Text) {
     return createStringError(inconvertibleErrorCode(),
                              What + ": a buffer is buf:TYPE:COUNT[:INIT]");
   A.IsBuffer = true;
-  if (Parts[0] == "u32")
-    A.Type = ElemType::U32;
-  else if (Parts[0] == "s32")
-    A.Type = ElemType::S32;
-  else if (Parts[0] == "f32")
-    A.Type = ElemType::F32;
-  else if (Parts[0] == "u8")
-    A.Type = ElemType::U8;
-  else
+  std::optional<ElemType> T = parseElemType(Parts[0]);
+  if (!T)
     return createStringError(inconvertibleErrorCode(),
                              What + ": unknown element type '" + Parts[0] +
                                  "'; use u32, s32, f32 or u8");
+  A.Type = *T;
   uint64_t Count;
   if (!parseUnsigned(Parts[1], Count) || Count == 0 || Count > (1ull << 32) / 4)
     return createStringError(inconvertibleErrorCode(),
@@ -381,6 +413,56 @@ Expected<ArgSpec> parseArg(StringRef Text) {
                              What + ": unknown initializer '" + Fill +
                                  "'; use rand, zero, iota or poison");
   return A;
+}
+
+/// NAME=TYPE:V[,V...] or NAME=in:FILE.npy (the file is read later).
+Expected<SymbolSet> parseSet(StringRef Text) {
+  SymbolSet S;
+  S.Text = Text.str();
+  std::string What = ("--set " + Text).str();
+  auto [Name, Spec] = Text.split('=');
+  auto [Kind, Values] = Spec.split(':');
+  if (Name.empty() || !Text.contains('=') || !Spec.contains(':') || Values.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": expected NAME=TYPE:V[,V...] or NAME=in:FILE.npy, "
+                                    "for example coeffs=f32:1,0.5,0.25");
+  S.Name = Name.str();
+  if (Kind == "in") {
+    S.NpyPath = Values.str();
+    return S;
+  }
+  std::optional<ElemType> T = parseElemType(Kind);
+  if (!T)
+    return createStringError(inconvertibleErrorCode(),
+                             What + ": unknown element type '" + Kind +
+                                 "'; use u32, s32, f32, u8 or in:FILE.npy");
+  SmallVector<StringRef, 8> Parts;
+  Values.split(Parts, ',');
+  for (StringRef V : Parts) {
+    V = V.trim();
+    Expected<uint32_t> Bits = *T == ElemType::F32   ? parseF32(V, What)
+                              : *T == ElemType::S32 ? parseS32(V, What)
+                                                    : parseU32(V, What);
+    if (!Bits)
+      return Bits.takeError();
+    if (*T == ElemType::U8 && *Bits > 255)
+      return createStringError(inconvertibleErrorCode(),
+                               What + ": '" + V + "' does not fit in u8");
+    for (unsigned B = 0; B < elemBytes(*T); ++B)
+      S.Bytes.push_back(uint8_t(*Bits >> (8 * B)));
+  }
+  return S;
+}
+
+/// NAME:TYPE.
+Expected<SymbolGet> parseGet(StringRef Text) {
+  auto [Name, TypeText] = Text.rsplit(':');
+  std::optional<ElemType> T = parseElemType(TypeText);
+  if (Name.empty() || !Text.contains(':') || !T)
+    return createStringError(inconvertibleErrorCode(),
+                             "--get " + Text + ": expected NAME:TYPE with TYPE u32, s32, f32 "
+                                               "or u8, for example evaluated:s32");
+  return SymbolGet{Name.str(), *T};
 }
 
 /// Parses argv; returns 0 to go on, else the exit status to return.
@@ -476,6 +558,20 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       if (!A)
         return usageError(toString(A.takeError()));
       O.Args.push_back(std::move(*A));
+    } else if (Name == "--set" || Name == "--get") {
+      if (!Value(V))
+        return Need();
+      if (Name == "--set") {
+        Expected<SymbolSet> S = parseSet(V);
+        if (!S)
+          return usageError(toString(S.takeError()));
+        O.Sets.push_back(std::move(*S));
+      } else {
+        Expected<SymbolGet> G = parseGet(V);
+        if (!G)
+          return usageError(toString(G.takeError()));
+        O.Gets.push_back(std::move(*G));
+      }
     } else if (Arg.starts_with("-")) {
       return usageError("unknown option '" + Arg + "'");
     } else if (O.Input.empty()) {
@@ -759,7 +855,9 @@ void printPrediction(raw_ostream &OS, const Device &D, const models::Prediction 
 }
 
 void printJson(raw_ostream &OS, const Device &D, const LaunchParams &P,
-               const CompiledInfo &Info, const std::optional<models::Prediction> &Pr) {
+               const CompiledInfo &Info, const std::optional<models::Prediction> &Pr,
+               const std::vector<SymbolGet> &Gets,
+               const std::vector<std::vector<uint8_t>> &GotBytes) {
   json::Object Counters;
   for (const auto &[Name, V] : D.counters().Values)
     Counters[Name] = int64_t(V);
@@ -791,6 +889,25 @@ void printJson(raw_ostream &OS, const Device &D, const LaunchParams &P,
       J["error_pct"] = errorPct(Pr->Cycles, *M);
     Root["prediction"] = std::move(J);
   }
+  if (!Gets.empty()) {
+    json::Object Symbols;
+    for (size_t I = 0; I < Gets.size(); ++I) {
+      json::Array Values;
+      unsigned EB = elemBytes(Gets[I].Type);
+      for (size_t K = 0; K * EB < GotBytes[I].size(); ++K) {
+        const uint8_t *B = &GotBytes[I][K * EB];
+        uint32_t W = EB == 1 ? B[0] : support::endian::read32le(B);
+        if (Gets[I].Type == ElemType::F32)
+          Values.push_back(double(llvm::bit_cast<float>(W)));
+        else if (Gets[I].Type == ElemType::S32)
+          Values.push_back(int64_t(int32_t(W)));
+        else
+          Values.push_back(int64_t(W));
+      }
+      Symbols[Gets[I].Name] = std::move(Values);
+    }
+    Root["symbols"] = std::move(Symbols);
+  }
   // One line, so scripts can read it (or many runs appended) line by line.
   OS << json::Value(std::move(Root)) << "\n";
 }
@@ -814,6 +931,47 @@ Error dumpBuffers(raw_ostream &OS, Device &D, const std::vector<ArgSpec> &Args,
     OS << "\n";
   }
   return Error::success();
+}
+
+/// Reads the in:FILE.npy of every --set (before anything runs).
+Error loadSymbolFiles(std::vector<SymbolSet> &Sets) {
+  for (SymbolSet &S : Sets) {
+    if (S.NpyPath.empty())
+      continue;
+    Expected<npy::Array> A = npy::readFile(S.NpyPath);
+    if (!A)
+      return createStringError(inconvertibleErrorCode(),
+                               "--set " + S.Text + ": " + toString(A.takeError()));
+    S.Bytes = std::move(A->Data);
+  }
+  return Error::success();
+}
+
+/// Writes the --set values into the loaded image's (module's) variables.
+Error applySymbolSets(Device &D, const std::vector<SymbolSet> &Sets) {
+  for (const SymbolSet &S : Sets)
+    if (Error E = D.copyToSymbol(S.Name, S.Bytes))
+      return createStringError(inconvertibleErrorCode(),
+                               "--set " + S.Text + ": " + toString(std::move(E)));
+  return Error::success();
+}
+
+/// Each --get variable's elements (whole elements of its size).
+Expected<std::vector<std::vector<uint8_t>>> readSymbolGets(Device &D,
+                                                           const std::vector<SymbolGet> &Gets) {
+  std::vector<std::vector<uint8_t>> Out;
+  for (const SymbolGet &G : Gets) {
+    Expected<SymbolInfo> S = D.findSymbol(G.Name);
+    if (!S)
+      return createStringError(inconvertibleErrorCode(),
+                               "--get " + G.Name + ": " + toString(S.takeError()));
+    std::vector<uint8_t> Bytes(S->Bytes / elemBytes(G.Type) * elemBytes(G.Type));
+    if (Error E = D.copyFromSymbol(Bytes, G.Name))
+      return createStringError(inconvertibleErrorCode(),
+                               "--get " + G.Name + ": " + toString(std::move(E)));
+    Out.push_back(std::move(Bytes));
+  }
+  return Out;
 }
 
 /// Allocates and fills \p D's buffers for \p Args (the same bytes for the
@@ -865,6 +1023,8 @@ Expected<models::Prediction> predictLaunch(const Options &O, const AcceleratorCo
     return P.takeError();
   if (Error E = (*Iss)->loadImage(Img))
     return E;
+  if (Error E = applySymbolSets(**Iss, O.Sets))
+    return E;
   if (Error E = (*Iss)->launch(*P))
     return createStringError(inconvertibleErrorCode(),
                              "the traced iss run: " + toString(std::move(E)));
@@ -886,6 +1046,8 @@ int runCommand(int Argc, char **Argv) {
     return Status < 0 ? 0 : Status;
 
   if (Error E = loadNpyArgs(O.Args))
+    return failure(toString(std::move(E)));
+  if (Error E = loadSymbolFiles(O.Sets))
     return failure(toString(std::move(E)));
   Expected<AcceleratorConfig> Config = loadConfigFor(O);
   if (!Config)
@@ -950,13 +1112,18 @@ int runCommand(int Argc, char **Argv) {
     return failure(toString(P.takeError()));
   if (Error E = Gpu ? D.loadPtx(Ptx, O.Input) : D.loadImage(*Img))
     return failure(toString(std::move(E)));
+  if (Error E = applySymbolSets(D, O.Sets))
+    return failure(toString(std::move(E)));
   if (Error E = D.launch(*P))
     return failure(toString(std::move(E)));
   if (Error E = writeBackBuffers(D, O.Args))
     return failure(toString(std::move(E)));
+  Expected<std::vector<std::vector<uint8_t>>> Got = readSymbolGets(D, O.Gets);
+  if (!Got)
+    return failure(toString(Got.takeError()));
 
   if (O.Json) {
-    printJson(outs(), D, *P, Compiled, Predicted);
+    printJson(outs(), D, *P, Compiled, Predicted, O.Gets, *Got);
     return 0;
   }
   outs() << formatv("kernel '{0}' on {1}: grid {2},{3},{4} block {5},{6},{7}",
@@ -971,6 +1138,15 @@ int runCommand(int Argc, char **Argv) {
   if (O.Dump)
     if (Error E = dumpBuffers(outs(), D, O.Args, O.Dump))
       return failure(toString(std::move(E)));
+  for (size_t I = 0; I < O.Gets.size(); ++I) {
+    unsigned EB = elemBytes(O.Gets[I].Type);
+    outs() << formatv("symbol {0}, {1} elements:", O.Gets[I].Name, (*Got)[I].size() / EB);
+    for (size_t K = 0; K * EB < (*Got)[I].size(); ++K) {
+      outs() << (K % 8 == 0 ? "\n  " : " ");
+      printElement(outs(), O.Gets[I].Type, &(*Got)[I][K * EB]);
+    }
+    outs() << "\n";
+  }
   return 0;
 }
 

@@ -34,6 +34,7 @@ __global__ void touch(int *out) {
 // ASM-NEXT: .const
 // ASM:      unrelated:  # unrelated, 4 bytes
 // ASM-NEXT:   .word 0x0000000b
+// ASM-NEXT:   .size unrelated, 4  # a symbol of the image
 // ASM-NEXT:   .align 4
 // ASM-NEXT:   .data_base  # the data section's device address, written at load
 // ASM:      # data section: 16 bytes, copied to global memory at load (one instance per loaded image); its address is the const word at offset 4
@@ -45,17 +46,27 @@ __global__ void touch(int *out) {
 // ASM-NEXT:   .align 4
 // ASM-NEXT: hits:  # hits, 4 bytes
 // ASM-NEXT:   .word 0x00000000
+// ASM-NEXT:   .size hits, 4  # a symbol of the image
 // ASM-NEXT:   .align 4
 // ASM-NEXT: lut:  # lut, 6 bytes
 // ASM-NEXT:   .word 0x012cfffe
 // ASM-NEXT:   .byte 0x07, 0x00
+// ASM-NEXT:   .size lut, 6  # a symbol of the image
 // ASM-NEXT:   .align 4
 // ASM-NEXT: scale:  # scale, 4 bytes
 // ASM-NEXT:   .word 0x3f000000
+// ASM-NEXT:   .size scale, 4  # a symbol of the image
 // ASM-NEXT:   .align 4
 
-// IMG: file format tandem-simt-image (version 2)
+// IMG: file format tandem-simt-image (version 3)
 // IMG: 1 kernel, {{[0-9]+}} code words ({{[0-9]+}} bytes), 8 const bytes, 16 data bytes (their device address goes into the const word at offset 4 at load)
+// Every variable is a symbol of the image, for the host to find by name.
+// IMG:      Symbols:
+// IMG-NEXT:   section    offset       size  name
+// IMG-NEXT:   const           0          4  unrelated
+// IMG-NEXT:   data            0          4  hits
+// IMG-NEXT:   data            4          6  lut
+// IMG-NEXT:   data           12          4  scale
 // IMG:      Contents of section .const (8 bytes):
 // IMG-NEXT:   0000  0b000000 00000000
 // IMG:      Contents of section .data (16 bytes):

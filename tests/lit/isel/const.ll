@@ -35,27 +35,34 @@ target triple = "nvptx-nvidia-cuda"
 ; ASM-NEXT:   .align 4
 ; ASM-NEXT: words:  # words, 12 bytes
 ; ASM-NEXT:   .word 0x00000001, 0xfffffffe, 0x12345678
+; ASM-NEXT:   .size words, 12  # a symbol of the image
 ; ASM-NEXT:   .align 4
 ; ASM-NEXT: bytes:  # bytes, 5 bytes
 ; ASM-NEXT:   .word 0xfa038201
 ; ASM-NEXT:   .byte 0x07
+; ASM-NEXT:   .size bytes, 5  # a symbol of the image
 ; ASM-NEXT:   .align 4
 ; ASM-NEXT: halves:  # halves, 6 bytes
 ; ASM-NEXT:   .word 0x012cfffb
 ; ASM-NEXT:   .byte 0x00, 0x83
+; ASM-NEXT:   .size halves, 6  # a symbol of the image
 ; ASM-NEXT:   .align 32
 ; ASM-NEXT: wide:  # wide, 8 bytes
 ; ASM-NEXT:   .word 0x76543210, 0xfedcba98
+; ASM-NEXT:   .size wide, 8  # a symbol of the image
 ; ASM-NEXT:   .align 8
 ; Struct padding is zero: i8 9, 3 bytes of padding, i32, i16 -1, 2 bytes.
 ; ASM-NEXT: st:  # st, 12 bytes
 ; ASM-NEXT:   .word 0x00000009, 0x3f800000, 0x0000ffff
+; ASM-NEXT:   .size st, 12  # a symbol of the image
 ; ASM-NEXT:   .align 4
 ; ASM-NEXT: zeros:  # zeros, 16 bytes
 ; ASM-NEXT:   .word 0x00000000, 0x00000000, 0x00000000, 0x00000000
+; ASM-NEXT:   .size zeros, 16  # a symbol of the image
 ; ASM-NEXT:   .align 4
 ; ASM-NEXT: half:  # half, 4 bytes
 ; ASM-NEXT:   .word 0x3f000000
+; ASM-NEXT:   .size half, 4  # a symbol of the image
 ; ASM-NEXT:   .align 4
 ; ASM-NOT: unused
 

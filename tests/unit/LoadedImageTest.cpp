@@ -1,11 +1,12 @@
-//===- DataSegmentTest.cpp - __device__ data placed at image load ---------===//
+//===- LoadedImageTest.cpp - __device__ data placed at image load --------===//
 //
 // The runtime's iss device with hand-written images (docs/Assembly.md's
 // .data / .data_base): the data section is copied into device memory at
 // load, its address patched into the const slot, kept across launches and
 // replaced by the next load; a load that fails keeps the previous image and
 // its data; an in-memory image with a bad slot is refused with a message.
-// The compiled end-to-end case (iss and rtl) is tests/suite/DeviceGlobalsTest.
+// The compiled end-to-end cases (iss and rtl) are tests/suite/DeviceGlobalsTest
+// and tests/suite/SymbolsTest (variables by name).
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,7 +49,7 @@ KernelImage assembled(const std::string &Src) {
   return Img ? *Img : KernelImage();
 }
 
-class DataSegmentOnIss : public testing::Test {
+class LoadedImageOnIss : public testing::Test {
 protected:
   void SetUp() override {
     Expected<std::unique_ptr<Device>> D = openDevice("iss", DeviceOptions());
@@ -78,7 +79,7 @@ protected:
   DevicePtr Out = 0;
 };
 
-TEST_F(DataSegmentOnIss, IsInitializedAtLoadAndPersistsAcrossLaunches) {
+TEST_F(LoadedImageOnIss, IsInitializedAtLoadAndPersistsAcrossLaunches) {
   KernelImage Img = assembled(bumpSource(41, 3));
   ASSERT_FALSE(bool(Dev->loadImage(Img)));
   auto [First, Base] = bump();
@@ -106,7 +107,7 @@ TEST_F(DataSegmentOnIss, IsInitializedAtLoadAndPersistsAcrossLaunches) {
   consumeError(std::move(Freed));
 }
 
-TEST_F(DataSegmentOnIss, AFailedLoadKeepsThePreviousImageAndItsData) {
+TEST_F(LoadedImageOnIss, AFailedLoadKeepsThePreviousImageAndItsData) {
   ASSERT_FALSE(bool(Dev->loadImage(assembled(bumpSource(10, 1)))));
   EXPECT_EQ(bump().first, 11);
   KernelImage Broken = assembled(bumpSource(500, 1));
@@ -117,7 +118,7 @@ TEST_F(DataSegmentOnIss, AFailedLoadKeepsThePreviousImageAndItsData) {
   EXPECT_EQ(bump().first, 12) << "the previous image and its data stay loaded";
 }
 
-TEST_F(DataSegmentOnIss, ABadSlotInAnInMemoryImageIsRefused) {
+TEST_F(LoadedImageOnIss, ABadSlotInAnInMemoryImageIsRefused) {
   KernelImage Img = assembled(bumpSource(1, 1));
   Img.DataBaseSlot = 8; // the const section is 8 bytes
   Error E = Dev->loadImage(Img);
