@@ -17,6 +17,7 @@
 
 #include "tandem/Runtime.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -355,6 +356,97 @@ TEST(Rtl, AllLanesLocalAccessesIgnoreExecLikeIss) {
   ASSERT_EQ(TA.size(), TB.size());
   for (size_t I = 0; I < TA.size(); ++I)
     EXPECT_EQ(TB[I], TA[I]) << "first diverging trace line " << I;
+}
+
+} // namespace
+
+namespace {
+
+// An image larger than the instruction memory (4096 words): the rtl loads
+// one kernel's code at a time, each word at its image index modulo the
+// memory's size, so kernels run at their image pcs. Padding kernels put
+// 'tail' across the memory's wrap-around point;
+// launching head, tail, head again reloads the memory each time. Results
+// and traces (image pcs included) must equal iss's. A kernel that alone is
+// larger than the memory is refused, naming it.
+TEST(Rtl, ImagesLargerThanTheInstructionMemoryRunKernelByKernel) {
+  auto Body = [](int Value) {
+    return formatv("    s2r r1, %tid.x\n    shli r1, r1, 2\n    ld.param.u32 r2, [r0 + @out]\n"
+                   "    add r2, r2, r1\n    li r3, {0}\n    st.global.u32 [r2 + 0], r3\n"
+                   "    exit\n",
+                   Value)
+        .str();
+  };
+  std::string Src = ".kernel head\n.param out ptr\n" + Body(11);
+  // head is 7 words; pad (4000) and two fillers (2091 each) put tail (7
+  // words) at word 8189, across the wrap-around at 8192.
+  auto Nops = [&](const char *Name, int Words) {
+    Src += formatv(".kernel {0}\n", Name).str();
+    for (int I = 0; I < Words - 1; ++I)
+      Src += "    nop\n";
+    Src += "    exit\n";
+  };
+  Nops("pad", 4000);
+  Nops("filler1", 2091);
+  Nops("filler2", 2091);
+  Src += ".kernel tail\n.param out ptr\n" + Body(22);
+  Expected<KernelImage> Img = assemble(Src, "big.s");
+  ASSERT_TRUE(bool(Img)) << toString(Img.takeError());
+  ASSERT_GT(Img->Code.size(), 4096u);
+  const KernelInfo *Tail = Img->findKernel("tail");
+  ASSERT_NE(Tail, nullptr);
+  uint32_t TailFirst = Tail->EntryOffset / 4, TailLast = TailFirst + Tail->CodeBytes / 4 - 1;
+  ASSERT_NE(TailFirst / 4096, TailLast / 4096) << "tail should cross a wrap-around point";
+
+  std::string Traces[2];
+  for (int Dev = 0; Dev < 2; ++Dev) {
+    SCOPED_TRACE(Dev ? "rtl" : "iss");
+    raw_string_ostream OS(Traces[Dev]);
+    auto D = open(Dev ? "rtl" : "iss", &OS);
+    ASSERT_TRUE(D);
+    Error Loaded = D->loadImage(*Img);
+    ASSERT_FALSE(bool(Loaded)) << toString(std::move(Loaded));
+    for (auto [Kernel, Want] : {std::pair<const char *, uint32_t>{"head", 11},
+                                {"tail", 22},
+                                {"head", 11}}) {
+      auto Out = D->alloc(64 * 4);
+      ASSERT_TRUE(bool(Out));
+      ASSERT_FALSE(bool(D->write<uint32_t>(*Out, std::vector<uint32_t>(64, 0xdeadbeefu))));
+      LaunchParams P;
+      P.Kernel = Kernel;
+      P.Grid = {1, 1, 1};
+      P.Block = {64, 1, 1};
+      P.Args = {KernelArg::ptr(*Out)};
+      Error E = D->launch(P);
+      ASSERT_FALSE(bool(E)) << Kernel << ": " << toString(std::move(E));
+      std::vector<uint32_t> Got(64);
+      ASSERT_FALSE(bool(D->read<uint32_t>(Got, *Out)));
+      EXPECT_EQ(Got, std::vector<uint32_t>(64, Want)) << Kernel;
+    }
+  }
+  EXPECT_NE(Traces[1].find(formatv("pc={0}", format_hex(Tail->EntryOffset, 6)).str()),
+            std::string::npos)
+      << "the rtl trace should show tail's image pcs";
+  std::vector<std::string> TA = perWarp(Traces[0]), TB = perWarp(Traces[1]);
+  ASSERT_EQ(TA.size(), TB.size());
+  for (size_t I = 0; I < TA.size(); ++I)
+    EXPECT_EQ(TB[I], TA[I]) << "first diverging trace line " << I;
+
+  // One kernel alone larger than the memory.
+  std::string Huge = ".kernel huge\n";
+  for (int I = 0; I < 4100; ++I)
+    Huge += "    nop\n";
+  Huge += "    exit\n";
+  Expected<KernelImage> HugeImg = assemble(Huge, "huge.s");
+  ASSERT_TRUE(bool(HugeImg)) << toString(HugeImg.takeError());
+  auto D = open("rtl");
+  ASSERT_TRUE(D);
+  Error E = D->loadImage(*HugeImg);
+  std::string Msg = E ? toString(std::move(E)) : "<no error>";
+  EXPECT_NE(Msg.find("kernel 'huge' has 4101 instruction words but the core's instruction "
+                     "memory holds 4096"),
+            std::string::npos)
+      << Msg;
 }
 
 } // namespace

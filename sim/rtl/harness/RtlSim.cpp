@@ -153,7 +153,10 @@ struct Simulator::Impl {
   CorePorts *Pt;
   // The model's build parameters the harness needs.
   const unsigned Warps, LineBytes, ImemWords;
-  bool CodeLoaded = false;
+  /// What the instruction memory holds: nothing, the whole image (when it
+  /// fits), or one kernel's code (when the image does not fit).
+  enum class CodeState { None, WholeImage, OneKernel } Code = CodeState::None;
+  const KernelInfo *CodeKernel = nullptr; ///< OneKernel: whose
 
   // Per launch.
   const KernelInfo *Kernel = nullptr;
@@ -293,17 +296,21 @@ void Simulator::zeroCounters(Counters &Out) {
 }
 
 Error Simulator::loadImage(const KernelImage &Img) {
+  // An image larger than the instruction memory is loaded one kernel at a
+  // time (loadCode); each kernel must fit on its own.
   unsigned ImemWords = I->ImemWords;
-  if (Img.Code.size() > ImemWords)
-    return createStringError(
-        inconvertibleErrorCode(),
-        formatv("device 'rtl': the image has {0} instruction words but the "
-                "core's instruction memory holds {1}",
-                Img.Code.size(), ImemWords));
+  for (const KernelInfo &K : Img.Kernels)
+    if (K.CodeBytes / 4 > ImemWords)
+      return createStringError(
+          inconvertibleErrorCode(),
+          formatv("device 'rtl': kernel '{0}' has {1} instruction words but the "
+                  "core's instruction memory holds {2}",
+                  K.Name, K.CodeBytes / 4, ImemWords));
   if (Error E = iss::detail::checkImage(Img))
     return E;
   I->Image = std::make_unique<KernelImage>(Img);
-  I->CodeLoaded = false;
+  I->Code = Impl::CodeState::None;
+  I->CodeKernel = nullptr;
   return Error::success();
 }
 
@@ -317,16 +324,27 @@ Error Simulator::Impl::loadCode() {
   tick();
   tick();
   Pt->rst.set(0);
-  if (CodeLoaded)
+  // The core fetches imem[pc / 4 mod IMEM_WORDS] (the pc's low bits), so
+  // code placed at its image word index modulo the memory's size runs at
+  // its image pcs: traces, faults and counters read as on iss. The whole
+  // image is loaded once when it fits; otherwise each launch loads its
+  // kernel's words, unless they are already there. Other kernels' words may
+  // then be stale, but the core faults on a pc outside [code_base,
+  // code_base + code_bytes), so they are never executed.
+  bool Fits = Image->Code.size() <= ImemWords;
+  if (Code == CodeState::WholeImage || (Code == CodeState::OneKernel && CodeKernel == Kernel))
     return Error::success();
-  for (size_t W = 0; W < Image->Code.size(); ++W) {
+  size_t Begin = Fits ? 0 : Kernel->EntryOffset / 4;
+  size_t End = Fits ? Image->Code.size() : Begin + Kernel->CodeBytes / 4;
+  for (size_t W = Begin; W < End; ++W) {
     Pt->imem_we.set(1);
-    Pt->imem_addr.set(uint32_t(W));
+    Pt->imem_addr.set(uint32_t(W & (ImemWords - 1)));
     Pt->imem_wdata.set(Image->Code[W]);
     tick();
   }
   Pt->imem_we.set(0);
-  CodeLoaded = true;
+  Code = Fits ? CodeState::WholeImage : CodeState::OneKernel;
+  CodeKernel = Fits ? nullptr : Kernel;
   return Error::success();
 }
 
