@@ -242,6 +242,9 @@ inline bool parsePtxEntries(const std::string &Ptx, std::vector<PtxEntry> &Out,
 struct PtxVariable {
   std::string Name;
   bool IsConst = false; ///< .const (a __constant__ variable), else .global
+  /// The declared size: the element type's bytes times the array length
+  /// (`.b8 w[16]`: 16); 0 where the declaration does not say (`[]`).
+  uint64_t Bytes = 0;
 };
 
 /// The module-scope .global and .const variables of \p Ptx, in order (what
@@ -270,19 +273,26 @@ inline std::vector<PtxVariable> parsePtxVariables(const std::string &Ptx) {
     if (K >= T.size() || (T[K] != ".global" && T[K] != ".const"))
       continue;
     bool IsConst = T[K] == ".const";
-    // The declarator is the last word that is not part of an array suffix.
+    // The declarator is the last word that is not part of an array suffix;
+    // the last type word before it gives the element size.
     std::string Name;
+    uint64_t Elem = 0, Count = 1;
     for (size_t J = K + 1; J < T.size(); ++J) {
       if (T[J] == "[") {
+        unsigned N = 0;
+        bool Sized = J + 2 < T.size() && T[J + 2] == "]" && detail::parseUnsigned(T[J + 1], N);
+        Count = Sized ? Count * N : 0;
         while (J < T.size() && T[J] != "]")
           ++J;
         continue;
       }
-      if (!T[J].empty() && T[J][0] != '.')
+      if (T[J].size() > 1 && T[J][0] == '.' && detail::typeBytes(T[J].substr(1)))
+        Elem = detail::typeBytes(T[J].substr(1));
+      else if (!T[J].empty() && T[J][0] != '.')
         Name = T[J];
     }
     if (!Name.empty())
-      Out.push_back({Name, IsConst});
+      Out.push_back({Name, IsConst, Elem * Count});
   }
   return Out;
 }

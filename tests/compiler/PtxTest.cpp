@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../../runtime/PtxEntry.h"
 #include "SuiteKernels.h"
 #include "compiler/Compiler.h"
 #include "isel/SelectPtx.h"
@@ -178,6 +179,37 @@ TEST(PtxCompile, ConstantAndDeviceVariablesPassPtxas) {
   if (!Ptxas)
     GTEST_SKIP() << "ptxas not found: the PTX was not checked";
   EXPECT_EQ(ptxasErrors(*Ptxas, *Ptx), "") << *Ptx;
+}
+
+// The host finds a variable by the same name, section and size on every
+// device: the simt image's symbol table (iss, rtl) and the PTX module's
+// variables (gpu, cuModuleGetGlobal) must agree for every source.
+TEST(PtxCompile, ImageSymbolsAreThePtxModulesVariables) {
+  std::vector<std::string> Files = tandem::testing::suiteKernels();
+  for (const char *Extra : {"/tests/suite/kernels/device_globals.cu",
+                            "/tests/suite/kernels/symbols.cu",
+                            "/tests/lit/compile/symbol-names.cu"})
+    Files.push_back(std::string(TANDEM_SOURCE_DIR) + Extra);
+  size_t Compared = 0;
+  for (const std::string &File : Files) {
+    SCOPED_TRACE(File);
+    Expected<std::string> Ptx = compilePtx(File);
+    ASSERT_TRUE(!!Ptx) << toString(Ptx.takeError());
+    compiler::CompileOptions O;
+    Expected<compiler::CompileResult> Simt = compiler::compileFile(File, O);
+    ASSERT_TRUE(!!Simt) << toString(Simt.takeError());
+    ASSERT_TRUE(Simt->Image);
+    std::vector<ptx::PtxVariable> Vars = ptx::parsePtxVariables(*Ptx);
+    for (const ImageSymbol &S : Simt->Image->Symbols) {
+      auto It = std::find_if(Vars.begin(), Vars.end(),
+                             [&](const ptx::PtxVariable &V) { return V.Name == S.Name; });
+      ASSERT_NE(It, Vars.end()) << "image symbol '" << S.Name << "' is not in the PTX";
+      EXPECT_EQ(It->IsConst, S.Section == SymbolSection::Const) << S.Name;
+      EXPECT_EQ(It->Bytes, S.Size) << S.Name;
+      ++Compared;
+    }
+  }
+  EXPECT_GE(Compared, 10u) << "the sources lost their variables";
 }
 
 //===----------------------------------------------------------------------===//

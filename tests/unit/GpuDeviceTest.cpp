@@ -485,9 +485,12 @@ TEST(PtxVariables, ListsModuleScopeGlobalsAndConstants) {
   ASSERT_EQ(V.size(), 3u);
   EXPECT_EQ(V[0].Name, "coeffs");
   EXPECT_TRUE(V[0].IsConst);
+  EXPECT_EQ(V[0].Bytes, 16u);
   EXPECT_EQ(V[1].Name, "counter");
   EXPECT_FALSE(V[1].IsConst);
+  EXPECT_EQ(V[1].Bytes, 4u);
   EXPECT_EQ(V[2].Name, "_ZN2ns6hiddenE");
+  EXPECT_EQ(V[2].Bytes, 4u);
   EXPECT_TRUE(parsePtxVariables(VaddPtx).empty());
 }
 
