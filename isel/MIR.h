@@ -176,6 +176,9 @@ struct AllocStats {
   unsigned SpillSlots = 0;    ///< 4-byte local slots per thread
   unsigned SpillBytes = 0;    ///< per thread
   unsigned SpillStores = 0, SpillReloads = 0, Remats = 0;
+  /// Reloads deleted or turned into a COPY because the value was still in
+  /// a register (not counted in SpillReloads).
+  unsigned ReloadsForwarded = 0;
   /// `li` of a slot address, for slots beyond `[r0 + simm12]`'s reach.
   unsigned SpillAddresses = 0;
 };

@@ -231,6 +231,8 @@ private:
   void recordFirstPartialDefs(const Liveness &L, const std::vector<Reg> &Assigned);
   /// Deletes identity COPYs; returns whether it deleted any.
   bool removeIdentityCopies();
+  /// Reloads whose value is still in a register: deleted, or a COPY.
+  void forwardSpilledValues();
   /// Per block, bit = vreg an operand stands for (StandsFor): some def of
   /// it, or of a temporary standing for it, may have run before the block.
   /// From the last round's liveness.
@@ -776,6 +778,105 @@ bool Allocator::removeIdentityCopies() {
   return true;
 }
 
+/// Spill-everywhere reloads before every use, even one right after the
+/// spill store, while the value is still in the register it was stored
+/// from. Within a block, after a lane-masked spill store `st.local.u32
+/// [r0 + S], rX` or reload `ld.local.u32 rX, [r0 + S]`, a lane-masked
+/// reload `ld.local.u32 rY, [r0 + S]` reads what rX holds in every active
+/// lane as long as, in between, rX is not written, slot S not stored again
+/// and the exec mask not touched (a mask op could activate lanes the store
+/// did not write). The reload is then deleted (rY is rX) or becomes `COPY
+/// rY, rX`, an ALU op instead of a memory access on the LSU, which is this
+/// machine's bottleneck. Not forwarded: all-lanes spill code (whole-warp
+/// values: a COPY moves only the active lanes), a store right after an
+/// OldValueInSlot def (its register holds the value only in the lanes the
+/// def wrote), and anything across a block boundary. Any other local store
+/// to [r0 + imm] forgets the slots it overlaps; one through another base
+/// register forgets every slot.
+void Allocator::forwardSpilledValues() {
+  const unsigned LoadOpc = opc(simt::Opcode::LOCAL_LD_U32);
+  const unsigned StoreOpc = opc(simt::Opcode::LOCAL_ST_U32);
+  for (auto &B : Fn.Blocks) {
+    DenseMap<int64_t, Reg> InRegister; // slot offset -> register holding it
+    auto Forget = [&](Reg R) {
+      for (auto It = InRegister.begin(); It != InRegister.end();) {
+        auto Cur = It++;
+        if (Cur->second == R)
+          InRegister.erase(Cur);
+      }
+    };
+    std::vector<Inst> Out;
+    Out.reserve(B->Insts.size());
+    for (size_t K = 0; K < B->Insts.size(); ++K) {
+      Inst &I = B->Insts[K];
+      const simt::InstrDesc *D =
+          mir::isPseudo(I.Opcode) ? nullptr : &simt::getDesc(simt::Opcode(I.Opcode));
+      bool SpillAtR0 = I.IsSpillCode && I.Ops.size() == 3 &&
+                       (I.Opcode == LoadOpc ? I.Ops[1] : I.Ops[0]).R == 0;
+      if (SpillAtR0 && I.Opcode == LoadOpc) {
+        int64_t Slot = I.Ops[2].Imm;
+        Reg To = I.Ops[0].R;
+        auto It = InRegister.find(Slot);
+        if (It != InRegister.end()) {
+          --Stats.SpillReloads;
+          ++Stats.ReloadsForwarded;
+          if (It->second == To)
+            continue; // the value is already there
+          Inst Copy(mir::COPY, {Operand::def(To), Operand::use(It->second)});
+          Copy.Ops[0].Orig = I.Ops[0].Orig;
+          Copy.Ops[1].Orig = I.Ops[0].Orig;
+          Copy.IsSpillCode = true;
+          Copy.Loc = I.Loc;
+          Forget(To);
+          Out.push_back(std::move(Copy));
+          continue;
+        }
+        Forget(To);
+        InRegister[Slot] = To;
+        Out.push_back(std::move(I));
+        continue;
+      }
+      if (SpillAtR0 && I.Opcode == StoreOpc) {
+        int64_t Slot = I.Ops[1].Imm;
+        bool AfterOldValueInSlotDef =
+            !Out.empty() && Out.back().OldValueInSlot &&
+            any_of(Out.back().Ops,
+                   [&](const Operand &O) { return O.isReg() && O.IsDef && O.R == I.Ops[2].R; });
+        if (AfterOldValueInSlotDef || I.Ops[2].R == 0)
+          InRegister.erase(Slot);
+        else
+          InRegister[Slot] = I.Ops[2].R;
+        Out.push_back(std::move(I));
+        continue;
+      }
+      if (D && (D->Flags & simt::IsMaskOp))
+        InRegister.clear();
+      if (D && (D->Flags & simt::IsStore) && D->Space == simt::MemSpace::Local) {
+        // Which operand is the base depends on the form; any local store
+        // not recognised above may alias a slot.
+        const Operand &Base = I.Ops[0];
+        if (Base.isReg() && Base.R == 0 && I.Ops.size() > 1 && I.Ops[1].isImm()) {
+          int64_t At = I.Ops[1].Imm;
+          for (auto It = InRegister.begin(); It != InRegister.end();) {
+            auto Cur = It++;
+            if (Cur->first < At + std::max<int64_t>(D->AccessBytes, 1) && At < Cur->first + 4)
+              InRegister.erase(Cur);
+          }
+        } else {
+          InRegister.clear();
+        }
+      }
+      if (D && (D->Flags & simt::IsAtomic) && D->Space == simt::MemSpace::Local)
+        InRegister.clear();
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && O.IsDef)
+          Forget(O.R);
+      Out.push_back(std::move(I));
+    }
+    B->Insts = std::move(Out);
+  }
+}
+
 void Allocator::fillStats() {
   Reg Highest = 0;
   for (const auto &B : Fn.Blocks)
@@ -839,6 +940,7 @@ Error Allocator::run() {
     if (Error E = insertSpillCode(Spilled, Facts))
       return E;
   }
+  forwardSpilledValues();
   // Check with the identity COPYs still present (the strongest evidence),
   // then again on the final form others will see, unless removing them
   // changed nothing (then the final form is the one just proved).

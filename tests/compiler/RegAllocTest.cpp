@@ -960,3 +960,87 @@ TEST(RegAllocCheckerTest, CatchesEveryCorruptionThatChangesTheResult) {
 }
 
 } // namespace
+
+namespace {
+
+/// Reloads the forwarding should have removed: within a block, a lane-masked
+/// spill reload of slot S while S's value is known to be in a register (a
+/// spill store or reload of S into it, with no def of that register, no
+/// exec-mask op and no other store of S in between).
+std::vector<std::string> reloadsOfValuesInRegisters(const Function &Fn) {
+  std::vector<std::string> Found;
+  const unsigned Ld = op(simt::Opcode::LOCAL_LD_U32), St = op(simt::Opcode::LOCAL_ST_U32);
+  for (const auto &B : Fn.Blocks) {
+    std::map<int64_t, Reg> Held;
+    for (size_t K = 0; K < B->Insts.size(); ++K) {
+      const Inst &I = B->Insts[K];
+      bool Spill = I.IsSpillCode && I.Ops.size() == 3;
+      if (Spill && I.Opcode == Ld && I.Ops[1].R == 0) {
+        if (Held.count(I.Ops[2].Imm))
+          Found.push_back(B->Name + ":" + std::to_string(K));
+      }
+      if (!mir::isPseudo(I.Opcode) &&
+          (simt::getDesc(simt::Opcode(I.Opcode)).Flags & simt::IsMaskOp))
+        Held.clear();
+      for (const Operand &O : I.Ops)
+        if (O.isReg() && O.IsDef)
+          for (auto It = Held.begin(); It != Held.end();)
+            It = It->second == O.R ? Held.erase(It) : std::next(It);
+      if (Spill && I.Opcode == St && I.Ops[0].R == 0 && !(K && B->Insts[K - 1].OldValueInSlot))
+        Held[I.Ops[1].Imm] = I.Ops[2].R;
+      if (Spill && I.Opcode == Ld && I.Ops[1].R == 0)
+        Held[I.Ops[2].Imm] = I.Ops[0].R;
+    }
+  }
+  return Found;
+}
+
+} // namespace
+
+TEST(RegAllocTest, ReloadsOfValuesStillInARegisterAreForwarded) {
+  // Under pressure, spill-everywhere reloads before each use; where the
+  // value is still in the register it was stored from or reloaded into,
+  // the reload is deleted or becomes a COPY (an ALU op, not an LSU access).
+  // The interpreter checks the results, the checker the allocation.
+  unsigned Forwarded = 0;
+  for (unsigned Regs : {5u, 6u, 8u}) {
+    // A long-lived value used right after its definition and again at the
+    // end: spilled (long interval, few uses), its first use reads the
+    // register it was stored from.
+    Function Fn;
+    Fn.Name = "firstuse";
+    Machine M;
+    Builder Bd{Fn, Fn.addBlock("entry")};
+    Reg A = Bd.ldGlobal(0);
+    M.Global[0] = 41;
+    Bd.stGlobal(2048, Bd.ri(simt::Opcode::ADDI, A, 1));
+    std::vector<Reg> V;
+    for (unsigned K = 1; K <= 12; ++K) {
+      V.push_back(Bd.ldGlobal(4 * K));
+      M.Global[4 * K] = 3 * K + 2;
+    }
+    Reg Acc = A;
+    for (unsigned K = V.size(); K-- > 0;)
+      Acc = Bd.rr(simt::Opcode::ADD, Acc, Bd.ri(simt::Opcode::MULI, V[K], K + 1));
+    Bd.stGlobal(1024, Bd.rr(simt::Opcode::ADD, Acc, A));
+    Bd.exit();
+    {
+      SCOPED_TRACE(std::to_string(Regs) + " registers, firstuse");
+      allocateAndCompare(Fn, Regs, M);
+      EXPECT_EQ(reloadsOfValuesInRegisters(Fn), std::vector<std::string>{}) << printed(Fn);
+      Forwarded += Fn.Stats.ReloadsForwarded;
+    }
+    SCOPED_TRACE(std::to_string(Regs) + " registers");
+    PressureKernel K(20);
+    allocateAndCompare(K.Fn, Regs, K.M);
+    EXPECT_EQ(reloadsOfValuesInRegisters(K.Fn), std::vector<std::string>{}) << printed(K.Fn);
+    Forwarded += K.Fn.Stats.ReloadsForwarded;
+    PressureKernel WithMask(12);
+    addMaskAroundTheKernel(WithMask);
+    allocateAndCompare(WithMask.Fn, Regs, WithMask.M);
+    EXPECT_EQ(reloadsOfValuesInRegisters(WithMask.Fn), std::vector<std::string>{})
+        << printed(WithMask.Fn);
+    Forwarded += WithMask.Fn.Stats.ReloadsForwarded;
+  }
+  EXPECT_GT(Forwarded, 0u) << "no reload was forwarded: the test no longer exercises it";
+}
