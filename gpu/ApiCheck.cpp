@@ -28,6 +28,7 @@ OUR_TYPE(cuCtxSynchronize)
 OUR_TYPE(cuModuleLoadDataEx)
 OUR_TYPE(cuModuleUnload)
 OUR_TYPE(cuModuleGetFunction)
+OUR_TYPE(cuModuleGetGlobal)
 OUR_TYPE(cuFuncSetAttribute)
 OUR_TYPE(cuMemAlloc)
 OUR_TYPE(cuMemFree)
@@ -93,6 +94,7 @@ SAME_SHAPE(cuCtxSynchronize, cuCtxSynchronize);
 SAME_SHAPE(cuModuleLoadDataEx, cuModuleLoadDataEx);
 SAME_SHAPE(cuModuleUnload, cuModuleUnload);
 SAME_SHAPE(cuModuleGetFunction, cuModuleGetFunction);
+SAME_SHAPE(cuModuleGetGlobal, cuModuleGetGlobal_v2);
 SAME_SHAPE(cuFuncSetAttribute, cuFuncSetAttribute);
 SAME_SHAPE(cuMemAlloc, cuMemAlloc_v2);
 SAME_SHAPE(cuMemFree, cuMemFree_v2);

@@ -11,7 +11,8 @@
 // source, compiled there by scripts/gpu-check.sh.
 //
 //  1. correctness: every case's launches, from each PTX variant, on the
-//     exported inputs; outputs poisoned (and followed by poisoned guard
+//     exported inputs (and the variables the case writes by name, through
+//     cuModuleGetGlobal, before its launches); outputs poisoned (and followed by poisoned guard
 //     words) before, checked against the exported CPU reference after, with
 //     the case's tolerance;
 //  2. timing: each variant on the same inputs and launches, CUDA events
@@ -162,6 +163,19 @@ public:
       G.Api.cuModuleUnload(M);
   }
 
+  /// Writes \p Words into the module's variable \p Symbol from its first
+  /// byte (cudaMemcpyToSymbol): a __constant__ or __device__ variable.
+  void writeSymbol(const std::string &Symbol, const std::vector<uint32_t> &Words) {
+    CUdeviceptr Ptr = 0;
+    size_t Bytes = 0;
+    std::string What = "variable '" + Symbol + "' of " + Name;
+    G.check(G.Api.cuModuleGetGlobal(&Ptr, &Bytes, M, Symbol.c_str()), "cuModuleGetGlobal", What);
+    if (Words.size() * 4 > Bytes)
+      throw std::runtime_error(What + ": " + std::to_string(Words.size() * 4) +
+                               " bytes do not fit its " + std::to_string(Bytes));
+    G.check(G.Api.cuMemcpyHtoD(Ptr, Words.data(), Words.size() * 4), "cuMemcpyHtoD", What);
+  }
+
   /// Launches \p Kernel with one value per parameter (pointers as addresses).
   void launch(const std::string &Kernel, const unsigned Grid[3], const unsigned Block[3],
               unsigned Shared, const std::vector<uint64_t> &Values) {
@@ -224,6 +238,9 @@ struct Check {
 struct Problem {
   std::string Name, Size;
   std::vector<Buffer> Buffers;
+  /// Variables written by name after the module is loaded, before the
+  /// launches: (name, words).
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> Symbols;
   std::vector<Launch> Launches;
   std::vector<Check> Checks;
 };
@@ -375,6 +392,9 @@ Problem problemFromManifest(const Json &C, const std::string &Bundle) {
       Buf.Data = readNpyWords(Bundle + "/" + B["file"].S);
     P.Buffers.push_back(std::move(Buf));
   }
+  if (C.has("symbols"))
+    for (const Json &S : C["symbols"].A)
+      P.Symbols.emplace_back(S["name"].S, readNpyWords(Bundle + "/" + S["file"].S));
   for (const Json &L : C["launches"].A) {
     Launch La;
     La.Kernel = L["kernel"].S;
@@ -921,6 +941,8 @@ int run(const Options &O) {
         FirstVariant = false;
         try {
           PtxModule M(G, Ptx[V], Name + "/" + VariantNames[V]);
+          for (const auto &[Symbol, Words] : P.Symbols)
+            M.writeSymbol(Symbol, Words);
           DeviceProblem D(G, P);
           D.launchAll(M);
           G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", Name + " " + VariantNames[V]);

@@ -26,7 +26,9 @@
 //    divergent regions structurized (StructurizeCFG with
 //    uniform regions skipped), irreducible loops made reducible, loops with
 //    one exit block; no phi whose incoming values are one value and undef
-//    where that value could replace it (foldPhisOfOneValueAndUndef);
+//    where that value could replace it (foldPhisOfOneValueAndUndef), nor
+//    one whose incoming values are identical pure computations of values
+//    available at the phi (RecomputeEqualIncomingValuesPass);
 //  - simt only: a pointer into a __constant__ variable (address space 4) is
 //    only offset, selected, compared and loaded through (never stored to,
 //    stored, converted or passed on), so ld.const can serve every access;
@@ -57,6 +59,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/Analysis/UniformityAnalysis.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
@@ -460,6 +463,86 @@ struct ExpandMemIntrinsicsPass : PassInfoMixin<ExpandMemIntrinsicsPass> {
       MI->eraseFromParent();
     }
     return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
+/// GVN's PRE leaves `phi [X1, A], [X2, B]` where X1 and X2 compute one
+/// pure value (`and i32 %p, 31`, placed on an edge and kept in a branch).
+/// Uniformity analysis calls a phi at the join of a divergent branch
+/// divergent unless one Value comes in on every edge, so such a phi of a
+/// uniform value, and a branch on it, turn divergent: mask code for a
+/// uniform branch, and a __syncthreads() under it becomes an error
+/// (compfuzz finding 13). Where every incoming value is an instruction
+/// identical to the first one (isIdenticalTo), speculatable, not touching
+/// memory, with its operands available at the phi's block, the phi becomes
+/// one computation at the top of that block (and copies the phi alone used
+/// are deleted): no more instructions than before, and the value is
+/// uniform again when its operands are. SimplifyCFG turns a small such
+/// diamond into `select %c, X1, X2` (so at -O0 too), which becomes X1.
+struct RecomputeEqualIncomingValuesPass : PassInfoMixin<RecomputeEqualIncomingValuesPass> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &AM) {
+    DominatorTree &DT = AM.getResult<DominatorTreeAnalysis>(F);
+    bool Changed = false;
+    for (BasicBlock &BB : F) {
+      for (PHINode &Phi : make_early_inc_range(BB.phis()))
+        Changed |= recompute(Phi, DT);
+      for (Instruction &I : make_early_inc_range(BB))
+        if (auto *Sel = dyn_cast<SelectInst>(&I))
+          Changed |= chooseEither(*Sel);
+    }
+    if (!Changed)
+      return PreservedAnalyses::all();
+    PreservedAnalyses PA;
+    PA.preserveSet<CFGAnalyses>();
+    return PA;
+  }
+
+  /// Pure, speculatable, not a phi: may be computed anywhere its operands
+  /// are available.
+  static bool isPureComputation(const Instruction &I) {
+    return !isa<PHINode>(I) && !I.mayReadOrWriteMemory() && isSafeToSpeculativelyExecute(&I);
+  }
+
+  static bool chooseEither(SelectInst &Sel) {
+    auto *T = dyn_cast<Instruction>(Sel.getTrueValue());
+    auto *E = dyn_cast<Instruction>(Sel.getFalseValue());
+    if (!T || !E || T == E || !isPureComputation(*T) || !T->isIdenticalTo(E))
+      return false;
+    Sel.replaceAllUsesWith(T); // an operand of the select: it dominates it
+    Sel.eraseFromParent();
+    if (E->use_empty())
+      E->eraseFromParent();
+    return true;
+  }
+
+  static bool recompute(PHINode &Phi, const DominatorTree &DT) {
+    auto *First = dyn_cast<Instruction>(Phi.getIncomingValue(0));
+    if (!First || !isPureComputation(*First))
+      return false;
+    SmallPtrSet<Instruction *, 4> Copies;
+    for (Value *In : Phi.incoming_values()) {
+      auto *I = dyn_cast<Instruction>(In);
+      if (!I || !(I == First || I->isIdenticalTo(First)))
+        return false;
+      Copies.insert(I);
+    }
+    if (Copies.size() < 2)
+      return false; // one instruction on every edge: InstSimplify's case
+    BasicBlock &BB = *Phi.getParent();
+    Instruction *At = &*BB.getFirstInsertionPt();
+    for (Value *Op : First->operands())
+      if (auto *OpI = dyn_cast<Instruction>(Op); OpI && !DT.dominates(OpI, At))
+        return false;
+    Instruction *Once = First->clone();
+    Once->insertBefore(At);
+    Once->takeName(&Phi);
+    Once->setDebugLoc(First->getDebugLoc());
+    Phi.replaceAllUsesWith(Once);
+    Phi.eraseFromParent();
+    for (Instruction *I : Copies)
+      if (I->use_empty())
+        I->eraseFromParent();
+    return true;
   }
 };
 
@@ -1215,6 +1298,7 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   FPM.addPass(ExpandSignedDivByPowerOf2Pass()); // before ExpandDivision64
   FPM.addPass(ExpandSaturatingArithmeticPass());
   if (Target == PrepTarget::Simt) {
+    FPM.addPass(RecomputeEqualIncomingValuesPass());
     FPM.addPass(ExpandAtomicsPass());
     FPM.addPass(ExpandDivision64Pass());
     FPM.addPass(ExpandConversions64Pass());
@@ -1377,6 +1461,8 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
   PIC.addClassToPassName(ExpandDivision64Pass::name(), "tandem-expand-div64");
   PIC.addClassToPassName(ExpandConversions64Pass::name(), "tandem-expand-cvt64");
   PIC.addClassToPassName(SplitAddressOffsetsPass::name(), "tandem-split-address-offsets");
+  PIC.addClassToPassName(RecomputeEqualIncomingValuesPass::name(),
+                         "tandem-recompute-equal-incoming");
   registerPrintAfter(PIC, Opts);
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);

@@ -355,11 +355,12 @@ void refStencil(Problem &P) {
 
 // The tables kernels/const_conv.cu initialises its __constant__ variables
 // with (the reference must repeat them; the kernel cannot take them as
-// arguments, that is the point of the case).
-constexpr float ConvCoef[9] = {0.03125f, -0.125f, 0.25f,  0.5f,   1.0f,
-                               0.5f,     0.25f,   -0.125f, 0.03125f};
+// arguments, that is the point of the case). The host overwrites the
+// coefficients and the gain and bias with drawn values before the launch
+// (Problem::SymbolWrites, cudaMemcpyToSymbol), so the case also shows that
+// host writes to __constant__ memory reach the kernel; the tap offsets and
+// lane phases keep their initializers.
 constexpr int ConvTapOffset[9] = {-4, -3, -2, -1, 0, 1, 2, 3, 4};
-constexpr float ConvGain = 0.75f, ConvBias = -1.5f;
 constexpr unsigned ConvLanePhase[8] = {3, 1, 4, 1, 5, 9, 2, 6};
 
 Problem genConstConv(std::mt19937 &Rng, const Limits &L) {
@@ -367,6 +368,16 @@ Problem genConstConv(std::mt19937 &Rng, const Limits &L) {
   const uint32_t N = 3000 + 29, B = blockSize(L, 128);
   P.Sizes["n"] = N;
   P.Sizes["block"] = B;
+  // Away from the initializers' values, so a write that did not arrive
+  // fails the check: coefficients in [-1, -0.25] or [0.25, 1], gain in
+  // [1.5, 2], bias in [2, 3].
+  std::vector<uint32_t> Coef = randomFloats(Rng, 9, 0.25f, 1.0f);
+  for (size_t I = 0; I < Coef.size(); I += 2)
+    Coef[I] ^= 0x80000000u;
+  P.SymbolWrites.push_back({"conv_coef", Coef});
+  std::vector<uint32_t> GainBias = randomFloats(Rng, 1, 1.5f, 2.0f);
+  GainBias.push_back(randomFloats(Rng, 1, 2.0f, 3.0f)[0]);
+  P.SymbolWrites.push_back({"conv_params", GainBias});
   unsigned In = P.addBuffer("in", Role::In, Elem::F32, randomFloats(Rng, N, -10, 10));
   unsigned Out = P.addOutput("out", Elem::F32, N);
   P.Launches.push_back(
@@ -381,6 +392,17 @@ void refConstConv(Problem &P) {
   const int N = static_cast<int>(P.size("n"));
   const uint32_t B = P.size("block");
   std::vector<float> In = floats(P.buffer("in"));
+  std::vector<float> ConvCoef(9);
+  float ConvGain = 0, ConvBias = 0;
+  for (const SymbolWrite &W : P.SymbolWrites) {
+    if (W.Name == "conv_coef")
+      for (size_t I = 0; I < 9; ++I)
+        ConvCoef[I] = asFloat(W.Words[I]);
+    if (W.Name == "conv_params") {
+      ConvGain = asFloat(W.Words[0]);
+      ConvBias = asFloat(W.Words[1]);
+    }
+  }
   std::vector<double> Want(N), Mag(N);
   for (int I = 0; I < N; ++I) {
     double Acc = 0, AccMag = 0;
@@ -1083,6 +1105,12 @@ Error runProblem(Device &D, const Problem &P, StringRef CaseName, SuiteResult &R
   Result.Size = P.describe();
   if (Error E = validate(P, CaseName, D.name(), Opts.Limit))
     return E;
+  if (Opts.Fault != Sabotage::SkipSymbolWrites)
+    for (const SymbolWrite &W : P.SymbolWrites)
+      if (Error E = D.copyToSymbol(W.Name, {reinterpret_cast<const uint8_t *>(W.Words.data()),
+                                            W.Words.size() * 4}))
+        return caseError(CaseName, D.name(),
+                         "writing variable '" + W.Name + "': " + toString(std::move(E)));
 
   DeviceBuffers Bufs(D);
   for (const Buffer &B : P.Buffers)

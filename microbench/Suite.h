@@ -104,9 +104,19 @@ struct Check {
   std::vector<double> Magnitude;
 };
 
+/// Bytes the host writes into a __constant__ or __device__ variable of the
+/// kernel's image (module) by name after loading it and before the first
+/// launch (Device::copyToSymbol; cudaMemcpyToSymbol), from its first byte.
+struct SymbolWrite {
+  std::string Name;
+  std::vector<uint32_t> Words;
+};
+
 /// Everything a runner needs, with no device in it.
 struct Problem {
   std::vector<Buffer> Buffers;
+  /// Written in order before the launches.
+  std::vector<SymbolWrite> SymbolWrites;
   std::vector<Launch> Launches;
   /// Filled by the case's Reference; every Out/InOut buffer has one.
   std::vector<Check> Checks;
@@ -141,6 +151,7 @@ enum class Sabotage {
   None,
   SkipLaunch,    ///< do not launch: outputs stay poisoned
   CorruptOutput, ///< flip a high bit of one element of the first output read
+  SkipSymbolWrites, ///< leave the variables at their initializers
 };
 
 struct RunOptions {

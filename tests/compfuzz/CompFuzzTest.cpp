@@ -339,6 +339,7 @@ TEST(Fuzz, FormerFindingSeedsPass) {
   // finding 12: more live exec masks than registers (found at 12; masks
   // spill with the all-lanes local accesses now, so 8 is enough)
   fuzzSeedWith(5295, 0, 8);
+  fuzzSeedWith(7768, 2, 32); // finding 13: a uniform branch made divergent by GVN's PRE
 }
 
 // The Verilated core runs about 300,000 cycles a second: smaller kernels.

@@ -412,6 +412,25 @@ TEST(SuiteHarness, AFlippedBitFailsEvenUnderATolerance) {
   EXPECT_EQ(R->Mismatches, 1u) << R->Message;
 }
 
+TEST(SuiteHarness, ConstantsTheHostDidNotWriteFailConstConv) {
+  // const_conv's coefficients, gain and bias are drawn by the host and
+  // written by name (copyToSymbol) before the launch, away from the
+  // source's initializers: without the writes the check must fail, so its
+  // passing run shows that host writes to __constant__ memory arrive.
+  const SuiteCase &C = *findCase("const_conv");
+  ASSERT_FALSE(C.makeProblem(runOptions()).SymbolWrites.empty());
+  const Compiled &Comp = compiled(C, 32);
+  ASSERT_TRUE(Comp.Result) << Comp.Error;
+  RunOptions Opts = runOptions();
+  Opts.Fault = Sabotage::SkipSymbolWrites;
+  std::optional<SuiteResult> R = runOn("iss", C, *Comp.Result->Image, Opts);
+  ASSERT_TRUE(R);
+  EXPECT_FALSE(R->Passed) << "const_conv passed with the source's own constants";
+  R = runOn("iss", C, *Comp.Result->Image, runOptions());
+  ASSERT_TRUE(R);
+  EXPECT_TRUE(R->Passed) << R->Message;
+}
+
 TEST(SuiteHarness, AMissingKernelIsAnErrorNamingIt) {
   std::optional<KernelImage> Img = handWrittenVadd();
   ASSERT_TRUE(Img);

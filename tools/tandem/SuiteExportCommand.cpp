@@ -6,7 +6,8 @@
 // Writes what the lent GPU machine needs to run the kernel suite there,
 // where there is no LLVM 19 (docs/GPU.md):
 //
-//   DIR/manifest.json          cases, launches, buffers, checks, timing specs
+//   DIR/manifest.json          cases, launches, buffers, variables written by
+//                              name, checks, timing specs
 //   DIR/CASE/ours.ptx          tandem compile --target ptx
 //   DIR/CASE/llc.ptx           LLVM's NVPTX back end on the same source: our
 //                              front end's module (clang-19, our header, the
@@ -14,8 +15,9 @@
 //                              clang-19 -O3 -march=sm_90
 //   DIR/CASE/SOURCE.cu         the source; nvcc -O3 -arch=sm_90 -ptx compiles
 //                              it there
-//   DIR/CASE/bufN.npy          inputs; DIR/CASE/wantN.npy, magN.npy the
-//                              reference outputs and their magnitudes
+//   DIR/CASE/bufN.npy          inputs; DIR/CASE/symN.npy the words written
+//                              into a variable; DIR/CASE/wantN.npy, magN.npy
+//                              the reference outputs and their magnitudes
 //   DIR/matrices/*.mtx         the real matrices for the SpMV timings
 //
 // The problems are microbench/Suite's (Generate + Reference, the sizes and
@@ -214,6 +216,14 @@ Expected<json::Object> exportCase(const suite::SuiteCase &C, const ExportOptions
     }
     Buffers.push_back(std::move(J));
   }
+  json::Array Symbols;
+  for (size_t I = 0; I < P.SymbolWrites.size(); ++I) {
+    const suite::SymbolWrite &W = P.SymbolWrites[I];
+    std::string File = "sym" + std::to_string(I) + ".npy";
+    if (Error E = writeWords(In(File), suite::Elem::U32, W.Words))
+      return E;
+    Symbols.push_back(json::Object{{"name", W.Name}, {"file", Rel(File)}});
+  }
   for (const suite::Launch &L : P.Launches) {
     json::Array Args;
     for (const suite::Arg &A : L.Args)
@@ -245,6 +255,7 @@ Expected<json::Object> exportCase(const suite::SuiteCase &C, const ExportOptions
                       {"size", P.describe()},
                       {"variants", std::move(Variants)},
                       {"buffers", std::move(Buffers)},
+                      {"symbols", std::move(Symbols)},
                       {"launches", std::move(Launches)},
                       {"checks", std::move(Checks)}};
 }

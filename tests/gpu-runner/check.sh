@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# check.sh GPU_SOURCE_DIR BUILD_DIR FAKE_LIBCUDA TANDEM: builds the
+# standalone GPU runner (cmake + ninja, as scripts/gpu-check.sh does on the
+# lent machine), then runs it against the fake driver (see CMakeLists.txt).
+set -euo pipefail
+src=$1 build=$2 fake=$3 tandem=$4
+cmake -G Ninja -S "$src" -B "$build" > "$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log"; exit 1; }
+ninja -C "$build" > "$build.build.log" 2>&1 || { cat "$build.build.log"; exit 1; }
+runner=$build/tandem-gpu-runner
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$tandem" suite-export "$work/bundle" --case vadd --case const_conv --no-llc > /dev/null
+
+set +e
+TANDEM_CUDA_LIBRARY=/nonexistent/libcuda.so.1 "$runner" "$work/bundle" --out "$work/r.json" \
+  > "$work/out.txt" 2>&1
+status=$?
+set -e
+if [ "$status" -ne 3 ] || ! grep -q "no GPU: cannot load the CUDA driver library" "$work/out.txt"; then
+  echo "without a driver: expected status 3 and 'no GPU: cannot load the CUDA driver library', got $status:"
+  cat "$work/out.txt"
+  exit 1
+fi
+
+TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/r.json" --only vadd --skip-timing \
+  > "$work/out.txt" 2>&1 || { echo "vadd through the fake driver failed:"; cat "$work/out.txt"; exit 1; }
+grep -q "correctness (ours, every suite case): PASS" "$work/out.txt" ||
+  { echo "vadd did not pass:"; cat "$work/out.txt"; exit 1; }
+grep -q '"Fake H200"' "$work/r.json" || { echo "results without the fake GPU's name:"; cat "$work/r.json"; exit 1; }
+
+# The fake does not compute const_conv (its outputs stay poisoned), but the
+# variable writes before the launch must not fail.
+TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/r.json" --only const_conv \
+  --skip-timing > "$work/out.txt" 2>&1 || true
+if grep -q '"error"' "$work/r.json" || ! grep -q '"mismatches"' "$work/r.json"; then
+  echo "const_conv's variable writes failed:"
+  cat "$work/out.txt" "$work/r.json"
+  exit 1
+fi
+echo "gpu runner: built; no driver: status 3; vadd passes and const_conv's variables are written through the fake driver"
