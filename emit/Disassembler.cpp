@@ -60,6 +60,22 @@ DenseSet<uint32_t> branchTargets(const KernelImage &Img, uint32_t Begin,
   return Targets;
 }
 
+/// What a `ld.const.u32 rd, [r0 + imm]` reads, as llvm-objdump symbolizes
+/// an operand: "coeffs+8" (the const symbol covering the byte), "the data
+/// section's address" (the data base slot), or nothing.
+std::string constOperandName(const KernelImage &Img, uint32_t Word) {
+  std::optional<simt::DecodedInst> I = simt::decode(Word);
+  if (!I || I->Op != simt::Opcode::CONST_LD_U32 || I->Rs1 != 0 || I->Imm < 0)
+    return "";
+  uint32_t At = uint32_t(I->Imm);
+  if (!Img.Data.empty() && At == Img.DataBaseSlot)
+    return "the data section's address";
+  for (const ImageSymbol &S : Img.Symbols)
+    if (S.Section == SymbolSection::Const && At >= S.Offset && At - S.Offset < S.Size)
+      return At == S.Offset ? S.Name : S.Name + "+" + std::to_string(At - S.Offset);
+  return "";
+}
+
 void printCode(const KernelImage &Img, uint32_t Begin, uint32_t End,
                raw_ostream &OS) {
   DenseSet<uint32_t> Targets = branchTargets(Img, Begin, End);
@@ -68,7 +84,11 @@ void printCode(const KernelImage &Img, uint32_t Begin, uint32_t End,
       OS << labelName(PC) << ":\n";
     uint32_t Word = Img.Code[PC / 4];
     OS << "  " << addr(PC) << ":  " << format_hex_no_prefix(Word, 8) << "  "
-       << disassembleWord(Word, PC) << "\n";
+       << disassembleWord(Word, PC);
+    std::string Operand = constOperandName(Img, Word);
+    if (!Operand.empty())
+      OS << "  # <" << Operand << ">";
+    OS << "\n";
   }
 }
 

@@ -3,7 +3,8 @@
 // Prints kernel images the way llvm-objdump prints object files: a header,
 // the kernel table, each kernel's code (address, raw word, instruction, a
 // label line before every branch target) and the const section as a hex
-// dump. Every instruction is decoded with simt::decode and printed with
+// dump; a const load at [r0 + imm] is annotated with the symbol it reads.
+// Every instruction is decoded with simt::decode and printed with
 // simt::formatInst, so the text is exactly what the assembler accepts.
 //
 // Input invariants: none; the image may be inconsistent (a kernel whose code

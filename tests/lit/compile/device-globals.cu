@@ -67,6 +67,9 @@ __global__ void touch(int *out) {
 // IMG-NEXT:   data            0          4  hits
 // IMG-NEXT:   data            4          6  lut
 // IMG-NEXT:   data           12          4  scale
+// objdump names what a const load at [r0 + imm] reads:
+// IMG:      ld.const.u32 r{{[0-9]+}}, [r0 + 4]  # <the data section's address>
+// IMG:      ld.const.u32 r{{[0-9]+}}, [r0 + 0]  # <unrelated>
 // IMG:      Contents of section .const (8 bytes):
 // IMG-NEXT:   0000  0b000000 00000000
 // IMG:      Contents of section .data (16 bytes):
