@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CompiledOnce.h"
+#include "SuiteTestSupport.h"
 
 #include "tandem/Config.h"
 #include "tandem/Runtime.h"
@@ -69,13 +69,7 @@ protected:
     return V;
   }
   void launch(StringRef Kernel, uint32_t Grid, uint32_t Block, std::vector<KernelArg> Args) {
-    LaunchParams L;
-    L.Kernel = Kernel.str();
-    L.Grid.X = Grid;
-    L.Block.X = Block;
-    L.Args = std::move(Args);
-    Error E = Dev->launch(L);
-    ASSERT_FALSE(bool(E)) << toString(std::move(E));
+    testing_support::launch1D(*Dev, Kernel, Grid, Block, std::move(Args));
   }
 
   /// read_state's view of the variables must equal the model's.

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CompiledOnce.h"
+#include "SuiteTestSupport.h"
 
 #include "tandem/Config.h"
 #include "tandem/Runtime.h"
@@ -70,13 +70,7 @@ protected:
     return *P;
   }
   void launch(StringRef Kernel, uint32_t Grid, uint32_t Block, std::vector<KernelArg> Args) {
-    LaunchParams L;
-    L.Kernel = Kernel.str();
-    L.Grid.X = Grid;
-    L.Block.X = Block;
-    L.Args = std::move(Args);
-    Error E = Dev->launch(L);
-    ASSERT_FALSE(bool(E)) << toString(std::move(E));
+    testing_support::launch1D(*Dev, Kernel, Grid, Block, std::move(Args));
   }
   /// Runs poly on \p X and checks y against the CPU with \p C and \p Bias.
   void expectPoly(const std::vector<float> &X, const std::array<float, 4> &C, float Bias) {
