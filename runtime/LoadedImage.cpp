@@ -74,6 +74,17 @@ Expected<const ImageSymbol &> LoadedImage::symbolRange(StringRef Name, uint64_t 
             "). A C++ name is mangled as in the PTX (tandem objdump lists them), and a "
             "variable no kernel uses is not placed in the image");
   }
+  // readImage() and writeImage() guarantee each symbol lies inside its
+  // section; an image built in memory may not have been through either.
+  uint64_t SectionBytes =
+      S->Section == SymbolSection::Data ? Running->Data.size() : Running->Const.size();
+  if (uint64_t(S->Offset) + S->Size > SectionBytes)
+    return createStringError(
+        inconvertibleErrorCode(),
+        formatv("kernel image: symbol '{0}' [{1}, {2}) lies outside its {3} section ({4} "
+                "bytes)",
+                Name, S->Offset, uint64_t(S->Offset) + S->Size, symbolSectionName(S->Section),
+                SectionBytes));
   if (Offset > S->Size || Bytes > S->Size - Offset)
     return createStringError(
         inconvertibleErrorCode(),

@@ -128,4 +128,18 @@ TEST_F(LoadedImageOnIss, ABadSlotInAnInMemoryImageIsRefused) {
             std::string::npos);
 }
 
+TEST_F(LoadedImageOnIss, ASymbolOutsideItsSectionInAnInMemoryImageIsRefused) {
+  // readImage() would refuse it; an image built in memory reaches the device
+  // unchecked, and a write through the symbol must not run off the section.
+  KernelImage Img = assembled(bumpSource(1, 1));
+  Img.Symbols = {{"wide", SymbolSection::Const, 4, 16}}; // the const section is 8 bytes
+  ASSERT_FALSE(bool(Dev->loadImage(Img)));
+  std::vector<uint8_t> Bytes(4, 0xab);
+  Error E = Dev->copyToSymbol("wide", Bytes, 0);
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(toString(std::move(E)).find("symbol 'wide' [4, 20) lies outside its const section "
+                                        "(8 bytes)"),
+            std::string::npos);
+}
+
 } // namespace
