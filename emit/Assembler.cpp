@@ -152,8 +152,8 @@ struct Token {
   }
 };
 
-bool isIdentStart(char C) { return isAlpha(C) || C == '_' || C == '.'; }
-bool isIdentChar(char C) { return isAlnum(C) || C == '_' || C == '.'; }
+using simt::isAsmIdentifierChar;
+using simt::isAsmIdentifierStart;
 
 /// Removes a trailing `#` or `//` comment.
 StringRef stripComment(StringRef Line) {
@@ -167,7 +167,7 @@ size_t lexNumber(StringRef S) {
   size_t I = 0;
   while (I < S.size()) {
     char C = S[I];
-    if (isIdentChar(C)) {
+    if (isAsmIdentifierChar(C)) {
       ++I;
       continue;
     }
@@ -192,7 +192,7 @@ SmallVector<Token, 16> lexLine(StringRef Line) {
   };
   auto IdentLength = [&](size_t From) {
     size_t J = From;
-    while (J < Line.size() && isIdentChar(Line[J]))
+    while (J < Line.size() && isAsmIdentifierChar(Line[J]))
       ++J;
     return J - I;
   };
@@ -202,7 +202,7 @@ SmallVector<Token, 16> lexLine(StringRef Line) {
       ++I;
     } else if (isDigit(C)) {
       Take(TokKind::Number, lexNumber(Line.substr(I)));
-    } else if (isIdentStart(C)) {
+    } else if (isAsmIdentifierStart(C)) {
       Take(TokKind::Ident, IdentLength(I));
     } else if (C == '@') {
       Take(TokKind::AtIdent, IdentLength(I + 1));
@@ -279,15 +279,7 @@ std::optional<uint64_t> parseIntLiteral(StringRef S) {
   return V.getZExtValue();
 }
 
-/// "r12" -> 12 (any number of digits; range is checked by the caller).
-std::optional<unsigned> registerNumber(StringRef S) {
-  if (S.size() < 2 || (S[0] != 'r' && S[0] != 'R'))
-    return std::nullopt;
-  unsigned N = 0;
-  if (S.drop_front(1).getAsInteger(10, N))
-    return std::nullopt;
-  return N;
-}
+using simt::parseRegisterName;
 
 bool isCIdentifier(StringRef S) {
   if (S.empty() || !(isAlpha(S[0]) || S[0] == '_'))
@@ -411,7 +403,6 @@ struct SizedLabel {
   std::string Label;
   std::string Name; ///< the symbol's name: NAME if given, else the label
   uint32_t Size = 0;
-  bool InData = false;
 };
 
 /// One word-producing statement of a kernel.
@@ -462,7 +453,7 @@ public:
     const Token &T = C.peek();
     std::optional<unsigned> N;
     if (T.Kind == TokKind::Ident)
-      N = registerNumber(T.Text);
+      N = parseRegisterName(T.Text);
     if (!N) {
       Diags.error(T.loc(), "expected a register (r0..r63) for " + What +
                                ", found " + T.describe());
@@ -736,7 +727,7 @@ private:
     case TokKind::Ident:
       if (Use == ExprUse::NumbersOnly)
         break;
-      if (std::optional<unsigned> N = registerNumber(T.Text)) {
+      if (std::optional<unsigned> N = parseRegisterName(T.Text)) {
         Diags.error(T.loc(), "expected an immediate for " + What +
                                  ", found register " + T.Text);
         return std::nullopt;
@@ -944,7 +935,7 @@ private:
                                "'_', '.'; not starting with a digit)");
       return;
     }
-    if (registerNumber(T.Text)) {
+    if (parseRegisterName(T.Text)) {
       Diags.error(T.loc(), "label '" + T.Text +
                                "' would read as a register; choose another "
                                "name");
@@ -1271,8 +1262,7 @@ private:
         Diags.note(Prev.Loc, "previous definition is here");
         return;
       }
-    Sized.push_back({D.loc(), L.Text.str(), NameTok->Text.str(), static_cast<uint32_t>(*V),
-                     It->second.InData});
+    Sized.push_back({D.loc(), L.Text.str(), NameTok->Text.str(), static_cast<uint32_t>(*V)});
     expectEnd(C, ".size");
   }
 
@@ -1282,13 +1272,13 @@ private:
     for (const SizedLabel &S : Sized) {
       const ConstLabel &L = ConstLabels.find(S.Label)->second;
       uint64_t End = uint64_t(L.Offset) + S.Size;
-      const std::vector<uint8_t> &Bytes = S.InData ? Data : Const;
+      const std::vector<uint8_t> &Bytes = L.InData ? Data : Const;
       if (End > Bytes.size())
         Diags.error(S.Loc, formatv("symbol '{0}' ends at byte {1}, after the end of the "
                                    "{2} section ({3} bytes)",
-                                   S.Name, End, S.InData ? ".data" : ".const",
+                                   S.Name, End, L.InData ? ".data" : ".const",
                                    Bytes.size()));
-      else if (!S.InData && DataBaseLoc.isValid() && L.Offset < DataBaseSlot + 4 &&
+      else if (!L.InData && DataBaseLoc.isValid() && L.Offset < DataBaseSlot + 4 &&
                DataBaseSlot < End)
         Diags.error(S.Loc, formatv("symbol '{0}' [{1}, {2}) covers the '.data_base' word "
                                    "at {3}",
@@ -1582,10 +1572,11 @@ private:
     Img.Const = std::move(Const);
     Img.Data = std::move(Data);
     Img.DataBaseSlot = DataBaseSlot;
-    for (const SizedLabel &S : Sized)
-      Img.Symbols.push_back({S.Name,
-                             S.InData ? SymbolSection::Data : SymbolSection::Const,
-                             ConstLabels.find(S.Label)->second.Offset, S.Size});
+    for (const SizedLabel &S : Sized) {
+      const ConstLabel &L = ConstLabels.find(S.Label)->second;
+      Img.Symbols.push_back(
+          {S.Name, L.InData ? SymbolSection::Data : SymbolSection::Const, L.Offset, S.Size});
+    }
     return Img;
   }
 

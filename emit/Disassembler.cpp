@@ -219,11 +219,9 @@ void disassembleImage(const KernelImage &Img, raw_ostream &OS) {
 /// symbol's name).
 static std::string symbolLabel(const KernelImage &Img, size_t Index) {
   StringRef Name = Img.Symbols[Index].Name;
-  bool Plain = !Name.empty() && (isAlpha(Name[0]) || Name[0] == '_') &&
-               all_of(Name, [](char C) { return isAlnum(C) || C == '_' || C == '.'; });
-  bool Register = Name.size() > 1 && (Name[0] == 'r' || Name[0] == 'R') &&
-                  all_of(Name.drop_front(), [](char C) { return isDigit(C); });
-  return Plain && !Register ? Name.str() : ".Lsym" + std::to_string(Index);
+  bool AsLabel = simt::isAsmIdentifier(Name) && !Name.starts_with(".") &&
+                 !simt::parseRegisterName(Name);
+  return AsLabel ? Name.str() : ".Lsym" + std::to_string(Index);
 }
 
 /// \p Bytes as `.word`s and `.byte`s, with a label line where a symbol of
@@ -233,7 +231,7 @@ static std::string symbolLabel(const KernelImage &Img, size_t Index) {
 static void printSectionAsAssembly(const KernelImage &Img, SymbolSection In,
                                    std::optional<uint32_t> DataBaseSlot,
                                    raw_ostream &OS) {
-  ArrayRef<uint8_t> Bytes = In == SymbolSection::Data ? Img.Data : Img.Const;
+  ArrayRef<uint8_t> Bytes = Img.sectionBytes(In);
   std::multimap<uint32_t, std::string> Starts;
   for (size_t I = 0; I < Img.Symbols.size(); ++I)
     if (Img.Symbols[I].Section == In)

@@ -6,6 +6,8 @@
 
 #include "ConstLayout.h"
 
+#include "ISA.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Demangle/Demangle.h"
@@ -92,29 +94,23 @@ Error writeInitializer(const Constant *C, const DataLayout &DL, MutableArrayRef<
               Kind.Qualifier, demangle(Var.getName().str()), Text, Kind.Section));
 }
 
-/// r0, R12, ...: what the assembler reads as a register, never as a label.
-bool readsAsRegister(StringRef L) {
-  return L.size() > 1 && (L[0] == 'r' || L[0] == 'R') &&
-         all_of(L.drop_front(), [](char C) { return isDigit(C); });
-}
-
-/// A label the assembler takes: [A-Za-z_.][A-Za-z0-9_.]*, not a register.
+/// A label the assembler takes: an identifier of the assembly syntax that
+/// does not read as a register (simt::isAsmIdentifier, parseRegisterName).
 std::string labelFor(StringRef Name) {
   std::string L;
   for (char C : Name)
-    L += isAlnum(C) || C == '_' || C == '.' ? C : '_';
+    L += simt::isAsmIdentifierChar(C) ? C : '_';
   if (L.empty() || isDigit(L[0]))
     L = "c_" + L;
-  if (readsAsRegister(L))
+  if (simt::parseRegisterName(L))
     L += "_";
   return L;
 }
 
-/// A name `.size` can give a symbol: an assembler identifier that is not
-/// private to the listing (no leading '.').
+/// A name `.size` can give a symbol: an identifier of the assembly syntax
+/// that is not private to the listing (no leading '.').
 bool isSymbolName(StringRef Name) {
-  return !Name.empty() && (isAlpha(Name[0]) || Name[0] == '_') &&
-         all_of(Name, [](char C) { return isAlnum(C) || C == '_' || C == '.'; });
+  return simt::isAsmIdentifier(Name) && !Name.starts_with(".");
 }
 
 /// Read by some instruction, directly or through constant expressions (a

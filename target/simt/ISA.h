@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -184,6 +185,30 @@ llvm::Expected<uint32_t> encode(const DecodedInst &I);
 std::optional<DecodedInst> decode(uint32_t Word);
 /// Range of an immediate field of \p Op: [Min, Max].
 std::pair<int64_t, int64_t> immRange(Opcode Op);
+/// The assembly syntax's names (docs/Assembly.md), one rule for the
+/// assembler's lexer, the disassembler and the compiler's listing: an
+/// identifier (a label, a symbol's name, a mnemonic) is
+/// [A-Za-z_.][A-Za-z0-9_.]*, and one that reads as a register (`r12`,
+/// `R3`: parseRegisterName) is never a label.
+inline bool isAsmIdentifierStart(char C) {
+  return llvm::isAlpha(C) || C == '_' || C == '.';
+}
+inline bool isAsmIdentifierChar(char C) {
+  return llvm::isAlnum(C) || C == '_' || C == '.';
+}
+inline bool isAsmIdentifier(llvm::StringRef S) {
+  return !S.empty() && isAsmIdentifierStart(S.front()) &&
+         llvm::all_of(S.drop_front(), isAsmIdentifierChar);
+}
+/// "r12" or "R12" -> 12 (any number of digits that fit; the range is the
+/// caller's to check), else nullopt.
+inline std::optional<unsigned> parseRegisterName(llvm::StringRef S) {
+  unsigned N = 0;
+  if (S.size() < 2 || (S[0] != 'r' && S[0] != 'R') || S.drop_front(1).getAsInteger(10, N))
+    return std::nullopt;
+  return N;
+}
+
 /// Whether the assembler's `li`/`lif` of the 32-bit \p Value is one word:
 /// movi's sign-extended immediate holds it; otherwise it takes two, movi of
 /// the low half then movt of the high half (docs/Assembly.md). The one rule
