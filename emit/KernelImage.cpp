@@ -302,8 +302,7 @@ Error checkSymbol(StringRef Origin, size_t Index, const ImageSymbol &S,
                 Label, static_cast<uint32_t>(S.Section));
   if (S.Size == 0)
     return fail(Origin, "{0}: size is 0 (a variable has at least one byte)", Label);
-  uint64_t SectionBytes =
-      S.Section == SymbolSection::Const ? Img.Const.size() : Img.Data.size();
+  uint64_t SectionBytes = Img.sectionBytes(S.Section).size();
   uint64_t End = uint64_t(S.Offset) + S.Size;
   if (End > SectionBytes)
     return fail(Origin, "{0}: range [{1:x}, {2:x}) exceeds the {3} section ({4:x} bytes)",

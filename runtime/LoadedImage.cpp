@@ -76,8 +76,7 @@ Expected<const ImageSymbol &> LoadedImage::symbolRange(StringRef Name, uint64_t 
   }
   // readImage() and writeImage() guarantee each symbol lies inside its
   // section; an image built in memory may not have been through either.
-  uint64_t SectionBytes =
-      S->Section == SymbolSection::Data ? Running->Data.size() : Running->Const.size();
+  uint64_t SectionBytes = Running->sectionBytes(S->Section).size();
   if (uint64_t(S->Offset) + S->Size > SectionBytes)
     return createStringError(
         inconvertibleErrorCode(),

@@ -81,6 +81,10 @@ struct KernelImage {
 
   const KernelInfo *findKernel(llvm::StringRef Name) const;
   const ImageSymbol *findSymbol(llvm::StringRef Name) const;
+  /// The bytes of the section a symbol of section \p S lives in.
+  llvm::ArrayRef<uint8_t> sectionBytes(SymbolSection S) const {
+    return S == SymbolSection::Data ? Data : Const;
+  }
 };
 
 constexpr uint32_t KernelImageMagic = 0x4D444E54; // "TNDM" little-endian

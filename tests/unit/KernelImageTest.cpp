@@ -249,12 +249,12 @@ KernelImage randomImage(std::mt19937 &R) {
   // Symbols: random ranges of either section, clear of the data base slot.
   for (unsigned S = 0, NS = R() % 5; S < NS; ++S) {
     bool InData = !Img.Data.empty() && R() % 2;
-    const std::vector<uint8_t> &Sec = InData ? Img.Data : Img.Const;
+    ImageSymbol Sym;
+    Sym.Section = InData ? SymbolSection::Data : SymbolSection::Const;
+    llvm::ArrayRef<uint8_t> Sec = Img.sectionBytes(Sym.Section);
     if (Sec.empty())
       continue;
-    ImageSymbol Sym;
     Sym.Name = randomName(R, "s" + std::to_string(S) + "_");
-    Sym.Section = InData ? SymbolSection::Data : SymbolSection::Const;
     Sym.Offset = uint32_t(R() % Sec.size());
     Sym.Size = 1 + uint32_t(R() % (Sec.size() - Sym.Offset));
     bool CoversSlot = !InData && !Img.Data.empty() &&
