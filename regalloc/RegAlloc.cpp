@@ -794,6 +794,8 @@ bool Allocator::removeIdentityCopies() {
 /// to [r0 + imm] forgets the slots it overlaps; one through another base
 /// register forgets every slot.
 void Allocator::forwardSpilledValues() {
+  if (NumSlots == 0)
+    return; // nothing was spilled: no reloads to forward
   const unsigned LoadOpc = opc(simt::Opcode::LOCAL_LD_U32);
   const unsigned StoreOpc = opc(simt::Opcode::LOCAL_ST_U32);
   for (auto &B : Fn.Blocks) {
