@@ -43,7 +43,7 @@ std::unique_ptr<Device> open(StringRef Name, raw_ostream *Trace = nullptr) {
   return std::move(*D);
 }
 
-using rtltest::perWarp;
+using rtltest::sameWarpTraces;
 
 TEST(Rtl, EverySampleAgreesWithIss) {
   std::string IssTrace, RtlTrace;
@@ -65,10 +65,7 @@ TEST(Rtl, EverySampleAgreesWithIss) {
       EXPECT_EQ(B->Counters.get(Name), V) << S.Name << ": counter " << Name;
     EXPECT_GT(B->Counters.get("cycles"), 0u) << S.Name;
     // Same instructions, masks, register values and addresses per warp.
-    std::vector<std::string> TA = perWarp(IssTrace), TB = perWarp(RtlTrace);
-    ASSERT_EQ(TA.size(), TB.size()) << S.Name;
-    for (size_t I = 0; I < TA.size(); ++I)
-      ASSERT_EQ(TB[I], TA[I]) << S.Name << ": first diverging trace line " << I;
+    ASSERT_TRUE(sameWarpTraces(IssTrace, RtlTrace)) << S.Name;
   }
 }
 
@@ -352,10 +349,7 @@ TEST(Rtl, AllLanesLocalAccessesIgnoreExecLikeIss) {
               std::string::npos)
         << Traces[Dev].substr(0, 200);
   }
-  std::vector<std::string> TA = perWarp(Traces[0]), TB = perWarp(Traces[1]);
-  ASSERT_EQ(TA.size(), TB.size());
-  for (size_t I = 0; I < TA.size(); ++I)
-    EXPECT_EQ(TB[I], TA[I]) << "first diverging trace line " << I;
+  EXPECT_TRUE(sameWarpTraces(Traces[0], Traces[1]));
 }
 
 } // namespace
@@ -427,10 +421,7 @@ TEST(Rtl, ImagesLargerThanTheInstructionMemoryRunKernelByKernel) {
   EXPECT_NE(Traces[1].find(formatv("pc={0}", format_hex(Tail->EntryOffset, 6)).str()),
             std::string::npos)
       << "the rtl trace should show tail's image pcs";
-  std::vector<std::string> TA = perWarp(Traces[0]), TB = perWarp(Traces[1]);
-  ASSERT_EQ(TA.size(), TB.size());
-  for (size_t I = 0; I < TA.size(); ++I)
-    EXPECT_EQ(TB[I], TA[I]) << "first diverging trace line " << I;
+  EXPECT_TRUE(sameWarpTraces(Traces[0], Traces[1]));
 
   // One kernel alone larger than the memory.
   std::string Huge = ".kernel huge\n";

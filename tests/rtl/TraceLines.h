@@ -10,6 +10,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -32,6 +34,22 @@ inline std::vector<std::string> perWarp(const std::string &Trace) {
   std::stable_sort(Out.begin(), Out.end(),
                    [&](const auto &A, const auto &B) { return Key(A) < Key(B); });
   return Out;
+}
+
+/// Success when \p Reference and \p Other have the same lines per warp
+/// (perWarp); otherwise a failure naming the line counts or the first line
+/// that differs, both versions.
+inline ::testing::AssertionResult sameWarpTraces(const std::string &Reference,
+                                                 const std::string &Other) {
+  std::vector<std::string> A = perWarp(Reference), B = perWarp(Other);
+  if (A.size() != B.size())
+    return ::testing::AssertionFailure()
+           << "the traces have " << A.size() << " and " << B.size() << " instruction lines";
+  for (size_t I = 0; I < A.size(); ++I)
+    if (A[I] != B[I])
+      return ::testing::AssertionFailure() << "first diverging trace line " << I << ":\n  "
+                                           << A[I] << "\n  " << B[I];
+  return ::testing::AssertionSuccess();
 }
 
 } // namespace tandem::rtltest
