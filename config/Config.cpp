@@ -156,16 +156,20 @@ public:
     return true;
   }
 
-  /// Reads a string naming a scheduler policy into \p Out if present.
-  bool readScheduler(StringRef Key, WarpScheduler &Out) {
+  /// Reads a string naming one of an enum's values into \p Out if present;
+  /// \p Parse is the enum's parser (it names the allowed values), \p Allowed
+  /// what a non-string is told to be instead.
+  template <typename EnumT>
+  bool readEnum(StringRef Key, EnumT &Out,
+                function_ref<Expected<EnumT>(StringRef)> Parse, StringRef Allowed) {
     const json::Value *V = lookup(Key);
     if (!V)
       return true;
     std::optional<StringRef> S = V->getAsString();
-    Expected<WarpScheduler> P =
-        S ? parseSchedulerName(*S)
+    Expected<EnumT> P =
+        S ? Parse(*S)
           : createStringError(inconvertibleErrorCode(),
-                              "expected a string (\"rr\" or \"gto\"), got " +
+                              "expected a string (" + Allowed + "), got " +
                                   describe(*V));
     if (!P) {
       Diags.report(path(Key), toString(P.takeError()));
@@ -259,6 +263,9 @@ void readCache(ObjectReader &Parent, StringRef Key, CacheConfig &C,
   bool Valid = R.readUInt("size_bytes", C.SizeBytes, CacheSizeRule);
   Valid &= R.readUInt("ways", C.Ways, CacheWaysRule);
   Valid &= R.readUInt("line_bytes", C.LineBytes, CacheLineRule);
+  R.readEnum<LocalWritePolicy>("local_write_policy", C.LocalWrites,
+                               parseLocalWritePolicyName,
+                               "\"write-back\" or \"write-through\"");
   R.finish();
   // All three are powers of two, so one set fitting is all that is left.
   uint64_t SetBytes = uint64_t(C.Ways) * C.LineBytes;
@@ -312,7 +319,8 @@ void readAccelerator(const json::Object &Obj, AcceleratorConfig &C,
   R.readUInt("warps_per_core", C.WarpsPerCore, WarpsPerCoreRule);
   R.readUInt("lanes", C.Lanes, LanesRule);
   R.readUInt("registers", C.Registers, RegistersRule);
-  R.readScheduler("scheduler", C.Scheduler);
+  R.readEnum<WarpScheduler>("scheduler", C.Scheduler, parseSchedulerName,
+                            "\"rr\" or \"gto\"");
   readCache(R, "l1", C.L1, Diags);
   readShared(R, "shared", C.Shared, Diags);
   readDram(R, "dram", C.Dram, Diags);
@@ -410,6 +418,21 @@ Expected<WarpScheduler> parseSchedulerName(StringRef Name) {
                            Name.str().c_str());
 }
 
+StringRef localWritePolicyName(LocalWritePolicy P) {
+  return P == LocalWritePolicy::WriteThrough ? "write-through" : "write-back";
+}
+
+Expected<LocalWritePolicy> parseLocalWritePolicyName(StringRef Name) {
+  if (Name == "write-back")
+    return LocalWritePolicy::WriteBack;
+  if (Name == "write-through")
+    return LocalWritePolicy::WriteThrough;
+  return createStringError(inconvertibleErrorCode(),
+                           "\"%s\" is not a local write policy; use "
+                           "\"write-back\" or \"write-through\"",
+                           Name.str().c_str());
+}
+
 Expected<AcceleratorConfig> parseConfig(StringRef Json, StringRef Origin) {
   Diagnostics Diags(Origin);
   Expected<json::Value> Root = json::parse(Json);
@@ -482,6 +505,7 @@ std::string configToJson(const AcceleratorConfig &C) {
       J.attribute("size_bytes", C.L1.SizeBytes);
       J.attribute("ways", C.L1.Ways);
       J.attribute("line_bytes", C.L1.LineBytes);
+      J.attribute("local_write_policy", localWritePolicyName(C.L1.LocalWrites));
     });
     J.attributeObject("shared", [&] {
       J.attribute("size_bytes", C.Shared.SizeBytes);

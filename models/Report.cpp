@@ -142,6 +142,7 @@ void writeJson(const Report &R, raw_ostream &OS) {
       Counters[K] = int64_t(V);
     Memory["l1_hits"] = int64_t(Row.ModelMemory.L1Hits);
     Memory["l1_misses"] = int64_t(Row.ModelMemory.L1Misses);
+    Memory["l1_writebacks"] = int64_t(Row.ModelMemory.L1Writebacks);
     Memory["dram_requests"] = int64_t(Row.ModelMemory.DramRequests);
     Memory["dram_read_bytes"] = int64_t(Row.ModelMemory.DramReadBytes);
     Memory["dram_write_bytes"] = int64_t(Row.ModelMemory.DramWriteBytes);

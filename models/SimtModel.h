@@ -132,7 +132,19 @@ struct BlockProfile {
 /// counters in the report).
 struct MemoryEstimate {
   uint64_t L1Hits = 0, L1Misses = 0;
+  uint64_t L1Writebacks = 0; ///< dirty local lines written to memory
   uint64_t DramRequests = 0, DramReadBytes = 0, DramWriteBytes = 0;
+
+  /// Adds another launch's figures (a report row sums its launches).
+  MemoryEstimate &operator+=(const MemoryEstimate &O) {
+    L1Hits += O.L1Hits;
+    L1Misses += O.L1Misses;
+    L1Writebacks += O.L1Writebacks;
+    DramRequests += O.DramRequests;
+    DramReadBytes += O.DramReadBytes;
+    DramWriteBytes += O.DramWriteBytes;
+    return *this;
+  }
 };
 
 struct LaunchProfile {

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <cassert>
 #include <cmath>
 #include <deque>
@@ -49,33 +50,44 @@ constexpr double OnCoreCycles = 2;
 LsuCostModel::LsuCostModel(const AcceleratorConfig &C)
     : Config(C), Cpw(C.cyclesPerWarpInstr()),
       Sets(std::max(1u, C.L1.SizeBytes / (C.L1.LineBytes * C.L1.Ways))),
-      Tags(size_t(Sets) * C.L1.Ways, ~0u), Victim(Sets, 0),
+      Tags(size_t(Sets) * C.L1.Ways, ~0u), Dirty(Tags.size(), false), Victim(Sets, 0),
       ChannelFree(std::max(1u, C.Dram.Channels), 0.0) {}
 
 void LsuCostModel::startBlock() {
   std::fill(Tags.begin(), Tags.end(), ~0u);
+  // Dirty local lines are dropped, not written: local memory dies with its
+  // block (the rtl zeroes it for the next).
+  std::fill(Dirty.begin(), Dirty.end(), false);
   std::fill(Victim.begin(), Victim.end(), 0u);
 }
 
-bool LsuCostModel::lookup(uint32_t Line) const {
+std::optional<unsigned> LsuCostModel::lookup(uint32_t Line) const {
   unsigned Set = (Line / Config.L1.LineBytes) % Sets;
   for (unsigned W = 0; W < Config.L1.Ways; ++W)
     if (Tags[Set * Config.L1.Ways + W] == Line)
-      return true;
-  return false;
+      return Set * Config.L1.Ways + W;
+  return std::nullopt;
 }
 
-void LsuCostModel::fill(uint32_t Line) {
+unsigned LsuCostModel::victim(uint32_t Line) const {
+  unsigned Set = (Line / Config.L1.LineBytes) % Sets;
+  return Set * Config.L1.Ways + Victim[Set];
+}
+
+void LsuCostModel::fill(uint32_t Line, bool MakeDirty) {
   unsigned Set = (Line / Config.L1.LineBytes) % Sets;
   Tags[Set * Config.L1.Ways + Victim[Set]] = Line;
+  Dirty[Set * Config.L1.Ways + Victim[Set]] = MakeDirty;
   Victim[Set] = (Victim[Set] + 1) % Config.L1.Ways;
 }
 
 void LsuCostModel::invalidate(uint32_t Line) {
   unsigned Set = (Line / Config.L1.LineBytes) % Sets;
   for (unsigned W = 0; W < Config.L1.Ways; ++W)
-    if (Tags[Set * Config.L1.Ways + W] == Line)
+    if (Tags[Set * Config.L1.Ways + W] == Line) {
       Tags[Set * Config.L1.Ways + W] = ~0u;
+      Dirty[Set * Config.L1.Ways + W] = false;
+    }
 }
 
 double LsuCostModel::waitForRoom(double T) {
@@ -110,20 +122,45 @@ double LsuCostModel::send(double T, uint32_t Line, unsigned Bytes, double &Chann
   return Ready;
 }
 
-LsuCost LsuCostModel::lines(bool Cached, bool Store, ArrayRef<uint32_t> Lines,
-                            ArrayRef<uint32_t> StoreBytes, bool OnCore) {
+LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
+                            ArrayRef<uint32_t> StoreBytes) {
   LsuCost Cost;
   double T = Now + 1 + Cpw + 1; // issue, address generation, check
   std::vector<double> Ready;
+  bool Cached = Path != LinePath::OnCore;
+  bool WriteBack = Path == LinePath::Local &&
+                   Config.L1.LocalWrites == LocalWritePolicy::WriteBack;
   for (size_t I = 0; I < Lines.size(); ++I) {
     uint32_t Line = Lines[I];
-    if (Cached && !Store && lookup(Line)) {
-      ++Mem.L1Hits;
+    uint32_t Bytes = I < StoreBytes.size() ? StoreBytes[I] : 0;
+    std::optional<unsigned> Hit = Cached ? lookup(Line) : std::nullopt;
+    if (Hit && (!Store || WriteBack)) {
+      // A load hit, or a write-back store hit (the line becomes dirty).
+      if (Store)
+        Dirty[*Hit] = true;
+      else
+        ++Mem.L1Hits;
       T += 1;
       continue;
     }
-    if (OnCore) { // param/const: the harness answers two cycles later
+    if (Path == LinePath::OnCore) { // param/const: the harness answers two cycles later
       Ready.push_back(T + RequestPathCycles + OnCoreCycles);
+      T += 1;
+      continue;
+    }
+    // A miss that takes its set's next way writes back a dirty line there
+    // first, in a cycle of its own.
+    bool Allocates = Store ? WriteBack && Bytes == Config.L1.LineBytes : true;
+    if (Allocates && Dirty[victim(Line)]) {
+      T = waitForRoom(T);
+      send(T, Tags[victim(Line)], Config.L1.LineBytes, Cost.DramChannelCycles);
+      Mem.DramWriteBytes += Config.L1.LineBytes;
+      ++Mem.L1Writebacks;
+      Dirty[victim(Line)] = false;
+      T += 1;
+    }
+    if (Allocates && Store) { // the whole line is written: nothing to read
+      fill(Line, /*MakeDirty=*/true);
       T += 1;
       continue;
     }
@@ -131,14 +168,12 @@ LsuCost LsuCostModel::lines(bool Cached, bool Store, ArrayRef<uint32_t> Lines,
     if (Store) {
       // Write-through: the line is updated if cached, never allocated.
       send(T, Line, Config.L1.LineBytes, Cost.DramChannelCycles);
-      Mem.DramWriteBytes += I < StoreBytes.size() ? StoreBytes[I] : 0;
+      Mem.DramWriteBytes += Bytes;
     } else {
       Ready.push_back(send(T, Line, Config.L1.LineBytes, Cost.DramChannelCycles));
       Mem.DramReadBytes += Config.L1.LineBytes;
-      if (Cached) {
-        ++Mem.L1Misses;
-        fill(Line);
-      }
+      ++Mem.L1Misses;
+      fill(Line, /*MakeDirty=*/false);
     }
     T += 1;
   }
@@ -209,7 +244,8 @@ unsigned sharedRounds(ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lane
 /// One warp memory instruction, waiting for its block's round-robin replay.
 struct TraceProfiler::MemRecord {
   enum class Kind : uint8_t { Lines, GlobalAtomic, Fixed } K = Kind::Fixed;
-  bool Cached = false, Store = false, OnCore = false, AddressStage = true;
+  LinePath Path = LinePath::Global; ///< Kind::Lines
+  bool Store = false, AddressStage = true;
   double PathCycles = 0;            ///< Kind::Fixed
   unsigned Window = 0;              ///< the warp's window in its segment
   unsigned Step = 0;                ///< the warp's round in its segment
@@ -334,19 +370,26 @@ SmallVector<uint32_t, 32> laneAddresses(StringRef Effects) {
 }
 
 /// Distinct lines in first-touch order: the coalescer takes the lowest
-/// pending lane's line each cycle.
+/// pending lane's line each cycle. \p Bytes: per line, the distinct bytes
+/// the accesses cover (the byte enables of a store's request; lanes
+/// storing to one address enable its bytes once).
 void coalesce(ArrayRef<uint32_t> Addrs, uint32_t LineBytes, unsigned AccessBytes,
               SmallVectorImpl<uint32_t> &Lines, SmallVectorImpl<uint32_t> &Bytes) {
+  assert(Lines.empty() && Bytes.empty() && LineBytes <= 256 && "see Config.cpp");
+  SmallVector<std::bitset<256>, 4> Enabled;
   for (uint32_t A : Addrs) {
     uint32_t Line = A & ~(LineBytes - 1);
     auto It = llvm::find(Lines, Line);
+    size_t I = It - Lines.begin();
     if (It == Lines.end()) {
       Lines.push_back(Line);
-      Bytes.push_back(AccessBytes);
-    } else {
-      Bytes[It - Lines.begin()] += AccessBytes;
+      Enabled.emplace_back();
     }
+    for (unsigned K = 0; K < AccessBytes && (A - Line) + K < LineBytes; ++K)
+      Enabled[I].set((A - Line) + K);
   }
+  for (const std::bitset<256> &E : Enabled)
+    Bytes.push_back(uint32_t(E.count()));
 }
 
 } // namespace
@@ -535,8 +578,9 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   } else {
     R.K = MemRecord::Kind::Lines;
     R.Store = D.has(simt::IsStore);
-    R.Cached = D.Space == simt::MemSpace::Global || D.Space == simt::MemSpace::Local;
-    R.OnCore = D.Space == simt::MemSpace::Param || D.Space == simt::MemSpace::Const;
+    R.Path = D.Space == simt::MemSpace::Local    ? LinePath::Local
+             : D.Space == simt::MemSpace::Global ? LinePath::Global
+                                                 : LinePath::OnCore; // param, const
     if (D.Space == simt::MemSpace::Local) {
       // The rtl interleaves local words across lanes and gives each warp
       // LocalWarpStride bytes from one allocation (docs/RTL.md). Its base
@@ -576,7 +620,7 @@ LsuCost TraceProfiler::replayMemory(WarpState &W, size_t S, const MemRecord &R) 
   LsuCost C;
   switch (R.K) {
   case MemRecord::Kind::Lines:
-    C = LsuModel->lines(R.Cached, R.Store, R.Lines, R.StoreBytes, R.OnCore);
+    C = LsuModel->lines(R.Path, R.Store, R.Lines, R.StoreBytes);
     break;
   case MemRecord::Kind::GlobalAtomic:
     C = LsuModel->globalAtomic(R.Lines);

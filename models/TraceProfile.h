@@ -19,7 +19,8 @@
 //     RTL's LSU state machine (docs/RTL.md, "Load/store unit"): address
 //     generation, the protection check, one coalesced line per cycle, an L1
 //     (set associative, round-robin replacement, invalidated per block,
-//     write-through no-allocate) and the harness's DRAM channel model
+//     write-through no-allocate for global stores, write-back for local
+//     ones when the configuration says so) and the harness's DRAM channel model
 //     (occupancy, latency, outstanding limit), or bank-conflict rounds for
 //     shared memory, lane-serial atomics, shuffles. The iss runs a warp
 //     until a barrier while the RTL interleaves warps, so a block's memory
@@ -66,6 +67,11 @@ struct LsuCost {
   double DramChannelCycles = 0;
 };
 
+/// Where a line request goes: the L1 (global or local memory; local stores
+/// follow the configuration's local write policy) or the core's param and
+/// const memory.
+enum class LinePath { Global, Local, OnCore };
+
 /// The RTL's load/store unit, instruction by instruction, with the L1 and
 /// DRAM channel state carried from one to the next (see the file comment).
 class LsuCostModel {
@@ -75,10 +81,10 @@ public:
   /// A block starts: the L1 is invalidated.
   void startBlock();
   /// A global/local/param/const load or store touching \p Lines (line
-  /// addresses in coalescer order: by lowest lane); \p Cached: global or
-  /// local; \p StoreBytes: enabled bytes per line (stores).
-  LsuCost lines(bool Cached, bool Store, llvm::ArrayRef<uint32_t> Lines,
-                llvm::ArrayRef<uint32_t> StoreBytes, bool OnCore);
+  /// addresses in coalescer order: by lowest lane); \p StoreBytes: distinct
+  /// enabled bytes per line (stores).
+  LsuCost lines(LinePath Path, bool Store, llvm::ArrayRef<uint32_t> Lines,
+                llvm::ArrayRef<uint32_t> StoreBytes);
   /// A global atomic, lane by lane; \p Addrs: the active lanes' addresses.
   LsuCost globalAtomic(llvm::ArrayRef<uint32_t> Addrs);
   /// Shared memory, shuffles, atomics on shared memory, empty exec masks:
@@ -92,8 +98,12 @@ private:
     unsigned Channel;
     double FreeAt;
   };
-  bool lookup(uint32_t Line) const;
-  void fill(uint32_t Line);
+  /// The way of \p Line, or nullopt on a miss.
+  std::optional<unsigned> lookup(uint32_t Line) const;
+  /// The way a miss on \p Line takes next (round-robin).
+  unsigned victim(uint32_t Line) const;
+  /// Puts \p Line in its set's victim way and moves the victim on.
+  void fill(uint32_t Line, bool Dirty);
   void invalidate(uint32_t Line);
   /// The earliest cycle >= \p T at which every channel has room.
   double waitForRoom(double T);
@@ -105,6 +115,7 @@ private:
   AcceleratorConfig Config;
   unsigned Cpw, Sets;
   std::vector<uint32_t> Tags; ///< Sets * Ways; ~0u invalid
+  std::vector<bool> Dirty;    ///< Sets * Ways; local lines written only here
   std::vector<unsigned> Victim;
   std::vector<double> ChannelFree;
   std::vector<InFlight> Outstanding;

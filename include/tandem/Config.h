@@ -16,10 +16,31 @@
 
 namespace tandem {
 
+/// What an L1 store to a local-memory line does. Global stores are always
+/// write-through, no write-allocate (docs/RTL.md, "Load/store unit"). A
+/// run-time choice like the scheduler: the RTL latches it at each block
+/// start, so changing it never rebuilds the Verilated model.
+enum class LocalWritePolicy {
+  /// "write-back": a local store that hits updates the line and marks it
+  /// dirty; one that misses and fills whole lines allocates them dirty
+  /// without reading memory; a dirty line goes to memory only when it is
+  /// evicted (never at block end: local memory dies with its block). As
+  /// Fermi's L1 treats register spills.
+  WriteBack,
+  /// "write-through": local stores go to memory like global ones.
+  WriteThrough,
+};
+
+/// The configuration file's spelling of \p P ("write-back", "write-through").
+llvm::StringRef localWritePolicyName(LocalWritePolicy P);
+/// Parses "write-back" or "write-through"; fails naming the allowed values.
+llvm::Expected<LocalWritePolicy> parseLocalWritePolicyName(llvm::StringRef Name);
+
 struct CacheConfig {
   uint32_t SizeBytes = 16 * 1024; ///< power of two
   uint32_t Ways = 4;              ///< power of two, divides the line count
   uint32_t LineBytes = 64;        ///< power of two, 16..256
+  LocalWritePolicy LocalWrites = LocalWritePolicy::WriteBack;
 };
 
 struct SharedMemConfig {

@@ -56,6 +56,7 @@ module simt_core
     input  logic [31:0]          local_base,
     input  logic [31:0]          local_warp_stride,
     input  logic                 sched_gto,  // warp scheduler: 0 round-robin, 1 greedy-then-oldest
+    input  logic                 local_write_back,  // L1 local stores: 1 write-back, 0 write-through
     output logic                 done,
     // Faults the core detects itself (the harness formats the message).
     output logic                 fault,
@@ -129,6 +130,7 @@ module simt_core
     output logic [63:0]          cnt_divergent_branches,
     output logic [63:0]          cnt_l1_hits,
     output logic [63:0]          cnt_l1_misses,
+    output logic [63:0]          cnt_l1_writebacks,
     output logic [63:0]          cnt_shared_bank_conflict_cycles,
     output logic [63:0]          cnt_op_warp [256],
     output logic [63:0]          cnt_op_thread [256]
@@ -334,7 +336,8 @@ module simt_core
       .clk(clk), .rst(rst), .start(start), .issue(lsu_issue), .op(i_op),
       .warp(pick), .pc(i_pc), .exec(i_lanes), .rd(f_rd[pick]), .imm(i_imm),
       .row1(i_row1), .row2(i_row2), .row3(i_row3), .local_base(local_base),
-      .local_warp_stride(local_warp_stride), .idle(lsu_idle),
+      .local_warp_stride(local_warp_stride),
+      .local_write_back(local_write_back), .idle(lsu_idle),
       .chk_valid(chk_valid), .chk_op(chk_op), .chk_warp(chk_warp),
       .chk_pc(chk_pc), .chk_mask(chk_mask), .chk_addr(chk_addr),
       .chk_ok(chk_ok), .mem_req_ready(mem_req_ready),
@@ -349,7 +352,7 @@ module simt_core
       .commit_pc(lsu_commit_pc), .commit_exec(lsu_commit_exec),
       .commit_addr(lsu_commit_addr), .commit_stval(lsu_commit_stval),
       .clear_counters(clear_counters), .cnt_l1_hits(cnt_l1_hits),
-      .cnt_l1_misses(cnt_l1_misses),
+      .cnt_l1_misses(cnt_l1_misses), .cnt_l1_writebacks(cnt_l1_writebacks),
       .cnt_shared_bank_conflict_cycles(cnt_shared_bank_conflict_cycles));
 
   //===--- Lane datapath ----------------------------------------------------===//

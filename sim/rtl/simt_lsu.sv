@@ -8,10 +8,17 @@
 // space's path -> write-back of the result row and commit.
 //  - global and local: the coalescer sends one request per distinct line the
 //    active lanes touch. L1: LINE_BYTES lines, L1_WAYS ways, round-robin
-//    replacement; loads allocate on a miss; stores are write-through,
-//    no-write-allocate (a store hit updates the line). Local addresses are
-//    translated to the interleaved layout (word W of lane L at (W*32+L)*4 of
-//    the warp's local area in device memory).
+//    replacement; a load miss reserves the set's next way when it sends its
+//    request and fills it when the response comes. Global stores are
+//    write-through, no-write-allocate (a store hit updates the line). Local
+//    stores are the same unless local_write_back was set at block start:
+//    then a hit updates the line and marks it dirty, a miss whose lanes
+//    write the whole line allocates it dirty without reading memory, and
+//    only a partial-line miss goes to memory. A dirty line is written back,
+//    in a cycle of its own, when a miss wants its way; at block start dirty
+//    lines are dropped (local memory is dead then, and zeroed for the next
+//    block). Local addresses are translated to the interleaved layout (word
+//    W of lane L at (W*32+L)*4 of the warp's local area in device memory).
 //  - param and const: line requests to the harness, not cached.
 //  - shared: SHARED_BANKS 4-byte-wide banks; each sub-warp of LANES lanes is
 //    served in as many cycles as the most distinct words any one bank must
@@ -20,7 +27,8 @@
 //    memory side (the harness) and invalidate the L1 line, shared ones here.
 //  - shuffles: read the latched source row, 32/LANES cycles.
 // Guarantees: stores and atomics of one warp apply in lane order; requests
-// are issued only when mem_req_ready was high.
+// are issued only when mem_req_ready was high; a way is reserved for a fill
+// only when it is clean, so no dirty byte is ever overwritten unwritten.
 module simt_lsu
   import simt_isa_pkg::*;
 #(
@@ -49,6 +57,7 @@ module simt_lsu
     input  logic [32*32-1:0]      row3,
     input  logic [31:0]           local_base,
     input  logic [31:0]           local_warp_stride,
+    input  logic                  local_write_back,  // latched at start
     output logic                  idle,
     output logic                  chk_valid,
     output logic [7:0]            chk_op,
@@ -84,6 +93,7 @@ module simt_lsu
     input  logic                  clear_counters,
     output logic [63:0]           cnt_l1_hits,
     output logic [63:0]           cnt_l1_misses,
+    output logic [63:0]           cnt_l1_writebacks,
     output logic [63:0]           cnt_shared_bank_conflict_cycles
 );
   localparam int CPW = 32 / LANES;
@@ -190,6 +200,7 @@ module simt_lsu
   logic [31:0]   q_c [32];
   logic [31:0]   q_src [32];
   logic [31:0]   q_res [32];
+  logic [WAY_BITS-1:0] q_way [32];  // the way a lane's missing line will fill
   logic [31:0]   q_pending, q_done;
   logic [7:0]    q_count;
   logic [15:0]   q_outstanding;
@@ -197,6 +208,8 @@ module simt_lsu
 
   logic [31:0]          l1_tag [LINES];
   logic [LINES-1:0]     l1_valid;
+  logic [LINES-1:0]     l1_dirty;   // local lines written only here (write-back)
+  logic                 blk_local_wb;
   logic [LINE_BITS-1:0] l1_data [LINES];
   logic [WAY_BITS-1:0]  l1_victim [SETS];
   logic [7:0]           smem [SHARED_BYTES];
@@ -241,6 +254,11 @@ module simt_lsu
   logic [31:0] c_lanes;
   logic        c_hit;
   logic [$clog2(LINES)-1:0] c_idx;
+  logic [$clog2(LINES)-1:0] c_vidx;   // the set's next victim
+  logic        c_vdirty;              // ... holds a dirty line
+  logic [LINE_BITS-1:0]  c_wdata;     // a store's bytes for the line
+  logic [LINE_BYTES-1:0] c_be;        // ... and which bytes those are
+  logic [LINE_BITS-1:0]  c_merged;    // the cached line with them written
 
   // Evaluated only in the states that use it (the simulation skips it).
   always_comb begin
@@ -251,6 +269,11 @@ module simt_lsu
     c_lanes = '0;
     c_hit = 1'b0;
     c_idx = '0;
+    c_vidx = '0;
+    c_vdirty = 1'b0;
+    c_wdata = '0;
+    c_be = '0;
+    c_merged = '0;
     if (state == S_LINES || state == S_GATOM || state == S_SATOM) begin
       for (int l = 31; l >= 0; l--) if (q_pending[l]) c_lane = 5'(l);
       c_line = q_taddr[c_lane] & ~32'(LINE_BYTES - 1);
@@ -263,6 +286,18 @@ module simt_lsu
           c_idx = idx;
         end
       end
+      c_vidx = $clog2(LINES)'(int'(set_of(c_line)) * L1_WAYS + int'(l1_victim[set_of(c_line)]));
+      c_vdirty = l1_valid[c_vidx] && l1_dirty[c_vidx];
+      c_merged = l1_data[c_idx];
+      if (q_store)
+        for (int l = 0; l < 32; l++)
+          if (c_lanes[l])
+            for (int k = 0; k < 4; k++)
+              if (k < int'(q_size)) begin
+                c_wdata[(int'(q_taddr[l] & 32'(LINE_BYTES - 1)) + k)*8 +: 8] = q_b[l][k*8 +: 8];
+                c_merged[(int'(q_taddr[l] & 32'(LINE_BYTES - 1)) + k)*8 +: 8] = q_b[l][k*8 +: 8];
+                c_be[int'(q_taddr[l] & 32'(LINE_BYTES - 1)) + k] = 1'b1;
+              end
     end
   end
 
@@ -339,6 +374,7 @@ module simt_lsu
     if (rst || clear_counters) begin
       cnt_l1_hits <= '0;
       cnt_l1_misses <= '0;
+      cnt_l1_writebacks <= '0;
       cnt_shared_bank_conflict_cycles <= '0;
     end
     if (rst) begin
@@ -346,6 +382,8 @@ module simt_lsu
     end else if (start) begin
       state <= S_IDLE;
       l1_valid <= '0;
+      l1_dirty <= '0;  // local memory dies with its block: nothing to write
+      blk_local_wb <= local_write_back;
       // One flag per shared byte: a wide clear is intended here.
       /* verilator lint_off WIDTHCONCAT */
       smem_written <= '0;
@@ -402,27 +440,33 @@ module simt_lsu
           outstanding = q_outstanding;
           // A response completes the lanes of its line and fills the L1.
           if (mem_resp_valid) begin
+            logic [WAY_BITS-1:0] way;
+            way = '0;
             for (int l = 0; l < 32; l++)
               if (q_exec[l] && !done_now[l] && !q_pending[l] &&
                   (q_taddr[l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
                 q_res[l] <= extend(32'(mem_resp_data >> ((q_taddr[l] & 32'(LINE_BYTES - 1)) * 8)),
                                    q_size, q_signed);
                 done_now[l] = 1'b1;
+                way = q_way[l];
               end
             outstanding = outstanding - 1;
             if (q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL) begin
               logic [$clog2(LINES)-1:0] idx;
-              idx = $clog2(LINES)'(int'(set_of(mem_resp_addr)) * L1_WAYS +
-                                   int'(l1_victim[set_of(mem_resp_addr)]));
+              idx = $clog2(LINES)'(int'(set_of(mem_resp_addr)) * L1_WAYS + int'(way));
               l1_valid[idx] <= 1'b1;
+              l1_dirty[idx] <= 1'b0;
               l1_tag[idx] <= mem_resp_addr;
               l1_data[idx] <= mem_resp_data;
-              l1_victim[set_of(mem_resp_addr)] <= l1_victim[set_of(mem_resp_addr)] + 1'b1;
             end
           end
           if (q_pending != 0) begin
-            logic cached;
+            logic cached, local_wb, allocates;
             cached = q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL;
+            local_wb = blk_local_wb && q_space == SPACE_LOCAL;
+            // A miss that takes the set's next way: a cached load, or a
+            // write-back local store that fills the whole line.
+            allocates = !c_hit && (q_store ? local_wb && c_be == '1 : cached);
             if (!q_store && cached && c_hit) begin
               for (int l = 0; l < 32; l++)
                 if (c_lanes[l]) begin
@@ -432,38 +476,56 @@ module simt_lsu
                 end
               q_pending <= q_pending & ~c_lanes;
               cnt_l1_hits <= cnt_l1_hits + 1;
+            end else if (q_store && local_wb && c_hit) begin
+              // Write-back hit: the line takes the bytes and becomes dirty.
+              l1_data[c_idx] <= c_merged;
+              l1_dirty[c_idx] <= 1'b1;
+              done_now = done_now | c_lanes;
+              q_pending <= q_pending & ~c_lanes;
+            end else if (allocates && c_vdirty) begin
+              // The way this miss wants holds a dirty line: write it back
+              // first (the line stays, clean); the miss goes next cycle.
+              if (mem_req_ready) begin
+                mem_req_valid <= 1'b1;
+                mem_req_kind <= KIND_WRITE;
+                mem_req_space <= SP_DEVICE;
+                mem_req_addr <= l1_tag[c_vidx];
+                mem_req_wdata <= l1_data[c_vidx];
+                mem_req_be <= '1;
+                l1_dirty[c_vidx] <= 1'b0;
+                cnt_l1_writebacks <= cnt_l1_writebacks + 1;
+              end
+            end else if (allocates && q_store) begin
+              // Write-back miss over the whole line: allocate it dirty,
+              // nothing to read.
+              l1_valid[c_vidx] <= 1'b1;
+              l1_dirty[c_vidx] <= 1'b1;
+              l1_tag[c_vidx] <= c_line;
+              l1_data[c_vidx] <= c_wdata;
+              l1_victim[set_of(c_line)] <= l1_victim[set_of(c_line)] + 1'b1;
+              done_now = done_now | c_lanes;
+              q_pending <= q_pending & ~c_lanes;
             end else if (mem_req_ready) begin
-              logic [LINE_BITS-1:0] wdata;
-              logic [LINE_BYTES-1:0] be;
-              logic [LINE_BITS-1:0] line;
-              wdata = '0;
-              be = '0;
-              line = l1_data[c_idx];
-              if (q_store)
-                for (int l = 0; l < 32; l++)
-                  if (c_lanes[l])
-                    for (int k = 0; k < 4; k++)
-                      if (k < int'(q_size)) begin
-                        int off;
-                        off = int'(q_taddr[l] & 32'(LINE_BYTES - 1)) + k;
-                        wdata[off*8 +: 8] = q_b[l][k*8 +: 8];
-                        line[off*8 +: 8] = q_b[l][k*8 +: 8];
-                        be[off] = 1'b1;
-                      end
               mem_req_valid <= 1'b1;
               mem_req_kind <= q_store ? KIND_WRITE : KIND_READ;
               mem_req_space <= q_space == SPACE_PARAM ? SP_PARAM
                              : q_space == SPACE_CONST ? SP_CONST : SP_DEVICE;
               mem_req_addr <= c_line;
-              mem_req_wdata <= wdata;
-              mem_req_be <= be;
+              mem_req_wdata <= c_wdata;
+              mem_req_be <= c_be;
               q_pending <= q_pending & ~c_lanes;
               if (q_store) begin
                 done_now = done_now | c_lanes;
-                if (c_hit) l1_data[c_idx] <= line;  // write-through, update on hit
+                if (c_hit) l1_data[c_idx] <= c_merged;  // write-through, update on hit
               end else begin
                 outstanding = outstanding + 1;
-                if (cached) cnt_l1_misses <= cnt_l1_misses + 1;
+                if (cached) begin
+                  cnt_l1_misses <= cnt_l1_misses + 1;
+                  // Reserve the (clean) way the response will fill.
+                  for (int l = 0; l < 32; l++)
+                    if (c_lanes[l]) q_way[l] <= l1_victim[set_of(c_line)];
+                  l1_victim[set_of(c_line)] <= l1_victim[set_of(c_line)] + 1'b1;
+                end
               end
             end
           end

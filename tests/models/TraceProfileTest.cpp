@@ -35,15 +35,15 @@ TEST(LsuCostModel, OneMissIsLatencyPlusPipeline) {
   // taken) at 7 + 4 + 100 = 111, write-back 112, next issue 113: the rtl's
   // timeline of vadd with 16 threads (one line) shows 113 issue to issue.
   LsuCostModel M(config());
-  LsuCost C = M.lines(true, false, lines(1), {}, false);
+  LsuCost C = M.lines(LinePath::Global, false, lines(1), {});
   EXPECT_DOUBLE_EQ(C.Cycles, 113);
   EXPECT_DOUBLE_EQ(C.DramChannelCycles, 4);
   // The same line again hits the L1: 6 + 1 hit + 1 + 1.
-  EXPECT_DOUBLE_EQ(M.lines(true, false, lines(1), {}, false).Cycles, 9);
+  EXPECT_DOUBLE_EQ(M.lines(LinePath::Global, false, lines(1), {}).Cycles, 9);
   EXPECT_EQ(M.memory().L1Hits, 1u);
   EXPECT_EQ(M.memory().L1Misses, 1u);
   M.startBlock(); // the L1 is invalidated at every block start
-  EXPECT_GT(M.lines(true, false, lines(1), {}, false).Cycles, 100);
+  EXPECT_GT(M.lines(LinePath::Global, false, lines(1), {}).Cycles, 100);
 }
 
 TEST(LsuCostModel, TwoLineMissWaitsForTheChannelOnce) {
@@ -51,27 +51,71 @@ TEST(LsuCostModel, TwoLineMissWaitsForTheChannelOnce) {
   // at 8 but starts when the channel is free at 11, ready at 115: 117
   // issue to issue, the rtl's timeline of vadd with 32 threads.
   LsuCostModel M(config());
-  EXPECT_DOUBLE_EQ(M.lines(true, false, lines(2), {}, false).Cycles, 117);
+  EXPECT_DOUBLE_EQ(M.lines(LinePath::Global, false, lines(2), {}).Cycles, 117);
   // A warp store of two lines waits for nothing: 6, the two lines, the
   // check of the pending lanes, write-back (the rtl: 10).
-  EXPECT_DOUBLE_EQ(M.lines(true, true, lines(2, 0x200000), {64, 64}, false).Cycles, 10);
+  EXPECT_DOUBLE_EQ(M.lines(LinePath::Global, true, lines(2, 0x200000), {64, 64}).Cycles, 10);
   // A param load: accepted at 7, answered at 9 (the rtl: 11).
-  EXPECT_DOUBLE_EQ(M.lines(false, false, lines(1, 0), {}, true).Cycles, 11);
+  EXPECT_DOUBLE_EQ(M.lines(LinePath::OnCore, false, lines(1, 0), {}).Cycles, 11);
+}
+
+TEST(LsuCostModel, LocalWriteBackKeepsStoresInTheL1UntilEvicted) {
+  // A full warp's st.local.u32: two whole lines, allocated dirty without a
+  // request (10 cycles, as a two-line store takes), then hit (10 again).
+  LsuCostModel M(config());
+  std::vector<uint32_t> Slot = lines(2, 0xC0000000u);
+  EXPECT_DOUBLE_EQ(M.lines(LinePath::Local, true, Slot, {64, 64}).Cycles, 10);
+  EXPECT_DOUBLE_EQ(M.lines(LinePath::Local, true, Slot, {64, 64}).Cycles, 10);
+  EXPECT_EQ(M.memory().DramRequests, 0u);
+  // A half-written line cannot be allocated: it goes to memory.
+  EXPECT_DOUBLE_EQ(M.lines(LinePath::Local, true, lines(1, 0xC0010000u), {32}).Cycles, 9);
+  EXPECT_EQ(M.memory().DramWriteBytes, 32u);
+  // Four more slots in the same two sets (64 sets of 64 bytes: 4 KiB
+  // apart); the fourth evicts the first slot's dirty lines: each write-back
+  // is a whole-line request in a cycle of its own before the allocation.
+  for (uint32_t K = 1; K <= 3; ++K)
+    M.lines(LinePath::Local, true, lines(2, 0xC0000000u + K * 4096), {64, 64});
+  EXPECT_EQ(M.memory().L1Writebacks, 0u);
+  M.lines(LinePath::Local, true, lines(2, 0xC0000000u + 4 * 4096), {64, 64});
+  EXPECT_EQ(M.memory().L1Writebacks, 2u);
+  EXPECT_EQ(M.memory().DramWriteBytes, 32u + 2 * 64);
+  // A global load missing in a set whose next way is dirty writes it back
+  // first: the read waits one cycle and for the write's channel slot
+  // (113 clean, 117 here).
+  LsuCost Load = M.lines(LinePath::Global, false, lines(1, 0x100000u), {});
+  EXPECT_EQ(M.memory().L1Writebacks, 3u);
+  EXPECT_GT(Load.Cycles, 113);
+  // Dirty lines are dropped at a block start, never written.
+  M.startBlock();
+  M.lines(LinePath::Local, true, Slot, {64, 64});
+  EXPECT_EQ(M.memory().L1Writebacks, 3u);
+}
+
+TEST(LsuCostModel, LocalWriteThroughSendsEveryStore) {
+  AcceleratorConfig C = config();
+  C.L1.LocalWrites = LocalWritePolicy::WriteThrough;
+  LsuCostModel M(C);
+  std::vector<uint32_t> Slot = lines(2, 0xC0000000u);
+  M.lines(LinePath::Local, true, Slot, {64, 64});
+  M.lines(LinePath::Local, true, Slot, {64, 64});
+  EXPECT_EQ(M.memory().DramRequests, 4u);
+  EXPECT_EQ(M.memory().DramWriteBytes, 4u * 64);
+  EXPECT_EQ(M.memory().L1Writebacks, 0u);
 }
 
 TEST(LsuCostModel, ScatteredLoadIsChannelBound) {
   // 32 lines back to back: the channel takes 4 cycles each, the last is
   // ready at 7 + 31 * 4 + 4 + 100.
   LsuCostModel M(config(64));
-  LsuCost C = M.lines(true, false, lines(32), {}, false);
+  LsuCost C = M.lines(LinePath::Global, false, lines(32), {});
   EXPECT_DOUBLE_EQ(C.Cycles, 113 + 31 * 4);
   EXPECT_DOUBLE_EQ(C.DramChannelCycles, 128);
 }
 
 TEST(LsuCostModel, OutstandingLimitSerialisesRequests) {
   LsuCostModel Wide(config(64)), Narrow(config(4));
-  double Free = Wide.lines(true, false, lines(16), {}, false).Cycles;
-  double Limited = Narrow.lines(true, false, lines(16), {}, false).Cycles;
+  double Free = Wide.lines(LinePath::Global, false, lines(16), {}).Cycles;
+  double Limited = Narrow.lines(LinePath::Global, false, lines(16), {}).Cycles;
   // 16 requests, 4 in flight: four rounds of the 100-cycle latency.
   EXPECT_GT(Limited, 4 * 100);
   EXPECT_GT(Limited, Free + 200);

@@ -165,6 +165,21 @@ TEST(ConfigTest, UnknownSchedulerPolicyNamesTheAllowedOnes) {
             "got 1");
 }
 
+TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
+  EXPECT_EQ(AcceleratorConfig().L1.LocalWrites, LocalWritePolicy::WriteBack);
+  EXPECT_EQ(parseOrFail(R"({"l1": {"local_write_policy": "write-through"}})").L1.LocalWrites,
+            LocalWritePolicy::WriteThrough);
+  EXPECT_EQ(parseOrFail(R"({"l1": {"local_write_policy": "write-back"}})").L1.LocalWrites,
+            LocalWritePolicy::WriteBack);
+  EXPECT_EQ(localWritePolicyName(LocalWritePolicy::WriteThrough), "write-through");
+  EXPECT_EQ(parseError(R"({"l1": {"local_write_policy": "writeback"}})"),
+            "bad.json: l1.local_write_policy: \"writeback\" is not a local write "
+            "policy; use \"write-back\" or \"write-through\"");
+  EXPECT_EQ(parseError(R"({"l1": {"local_write_policy": true}})"),
+            "bad.json: l1.local_write_policy: expected a string (\"write-back\" or "
+            "\"write-through\"), got true");
+}
+
 TEST(ConfigTest, RepeatedKeyNamesBothPositions) {
   // llvm::json would silently keep one of the two values.
   EXPECT_EQ(parseError("{\"cores\": 1,\n \"cores\": 2}"),

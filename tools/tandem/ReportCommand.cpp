@@ -835,11 +835,7 @@ std::string today() {
 void fillRow(ReportRow &Row, const Outcome &Out, const AcceleratorConfig &C) {
   MemoryEstimate Sum;
   for (const LaunchProfile &L : Out.Profiles) {
-    Sum.L1Hits += L.Memory.L1Hits;
-    Sum.L1Misses += L.Memory.L1Misses;
-    Sum.DramRequests += L.Memory.DramRequests;
-    Sum.DramReadBytes += L.Memory.DramReadBytes;
-    Sum.DramWriteBytes += L.Memory.DramWriteBytes;
+    Sum += L.Memory;
     Row.FpuLaneOps += double(L.FpuThreadInstructions);
   }
   Row.ModelMemory = Sum;
@@ -847,7 +843,7 @@ void fillRow(ReportRow &Row, const Outcome &Out, const AcceleratorConfig &C) {
     Row.Measured = double(Out.Measured->get("cycles"));
     for (StringRef K : {"cycles", "stall_dependency", "stall_unit_busy", "stall_memory",
                         "stall_barrier", "stall_no_ready_warp", "l1_hits", "l1_misses",
-                        "dram_requests", "dram_read_bytes", "dram_write_bytes",
+                        "l1_writebacks", "dram_requests", "dram_read_bytes", "dram_write_bytes",
                         "warp_instructions"})
       Row.Counters[K.str()] = Out.Measured->get(K);
     Row.Counters["peak_lane_ops_per_cycle"] = C.Lanes;

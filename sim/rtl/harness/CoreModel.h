@@ -100,7 +100,7 @@ struct CorePorts {
   Port code_base, code_bytes, regs_used, warp_lanes;
   Port ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z;
   Port nctaid_x, nctaid_y, nctaid_z, nwarps, local_base, local_warp_stride;
-  Port sched_gto, chk_ok, mem_req_ready, mem_resp_valid, mem_resp_addr;
+  Port sched_gto, local_write_back, chk_ok, mem_req_ready, mem_resp_valid, mem_resp_addr;
   Port mem_resp_data, dbg_warp, dbg_reg;
   // Outputs.
   Port done, fault, fault_cause, fault_warp, fault_pc;
@@ -117,7 +117,7 @@ struct CorePorts {
   Port cnt_cycles, cnt_stall_dependency, cnt_stall_memory;
   Port cnt_stall_unit_busy, cnt_stall_barrier, cnt_stall_no_ready_warp;
   Port cnt_branches_taken, cnt_divergent_branches, cnt_l1_hits, cnt_l1_misses;
-  Port cnt_shared_bank_conflict_cycles;
+  Port cnt_l1_writebacks, cnt_shared_bank_conflict_cycles;
   ArrayPort cnt_op_warp, cnt_op_thread;
 };
 

@@ -106,6 +106,7 @@ private:
     TANDEM_PORT(local_base);
     TANDEM_PORT(local_warp_stride);
     TANDEM_PORT(sched_gto);
+    TANDEM_PORT(local_write_back);
     TANDEM_PORT(chk_ok);
     TANDEM_PORT(mem_req_ready);
     TANDEM_PORT(mem_resp_valid);
@@ -166,6 +167,7 @@ private:
     TANDEM_PORT(cnt_divergent_branches);
     TANDEM_PORT(cnt_l1_hits);
     TANDEM_PORT(cnt_l1_misses);
+    TANDEM_PORT(cnt_l1_writebacks);
     TANDEM_PORT(cnt_shared_bank_conflict_cycles);
     TANDEM_ARRAY(cnt_op_warp);
     TANDEM_ARRAY(cnt_op_thread);

@@ -288,6 +288,7 @@ void Simulator::zeroCounters(Counters &Out) {
                         "stall_no_ready_warp",
                         "l1_hits",
                         "l1_misses",
+                        "l1_writebacks",
                         "shared_bank_conflict_cycles",
                         "dram_requests",
                         "dram_read_bytes",
@@ -592,6 +593,8 @@ Error Simulator::Impl::runBlock() {
   Pt->local_warp_stride.set(LocalStride);
   Pt->sched_gto.set(
       Opts.Config.Scheduler == WarpScheduler::GreedyThenOldest ? 1 : 0);
+  Pt->local_write_back.set(
+      Opts.Config.L1.LocalWrites == LocalWritePolicy::WriteBack ? 1 : 0);
   Pt->chk_ok.set(0);
   Pt->mem_resp_valid.set(0);
   Pt->mem_req_ready.set(1);
@@ -1083,6 +1086,7 @@ void Simulator::Impl::fillCounters(Counters &Out) const {
   Put("stall_no_ready_warp", Pt->cnt_stall_no_ready_warp.get());
   Put("l1_hits", Pt->cnt_l1_hits.get());
   Put("l1_misses", Pt->cnt_l1_misses.get());
+  Put("l1_writebacks", Pt->cnt_l1_writebacks.get());
   Put("shared_bank_conflict_cycles", Pt->cnt_shared_bank_conflict_cycles.get());
   Put("dram_requests", DramRequests);
   Put("dram_read_bytes", DramReadBytes);
