@@ -155,6 +155,9 @@ Expected<CompileResult> compilePtxModule(Module &M, StringRef SourceName,
     Result.Text = std::move(MirText);
     return Result;
   }
+  Expected<std::vector<ptx::KernelInfo::GlobalVar>> Exported = isel::ptxExportedVariables(M);
+  if (!Exported)
+    return createStringError(formatv("{0}: {1}", SourceName, toString(Exported.takeError())));
   std::vector<emit::PtxKernelRef> Refs;
   for (const isel::PtxSelection &S : Selected)
     Refs.push_back({S.Fn.get(), &S.Info});
@@ -163,7 +166,7 @@ Expected<CompileResult> compilePtxModule(Module &M, StringRef SourceName,
   PO.SourceName = sys::path::filename(SourceName).str();
   PO.OptLevel = Opts.OptLevel;
   raw_string_ostream OS(Result.Text);
-  emit::printPtxModule(OS, Refs, PO);
+  emit::printPtxModule(OS, Refs, *Exported, PO);
   return Result;
 }
 

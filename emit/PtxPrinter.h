@@ -5,7 +5,9 @@
 // every vreg with its ptx::RegClass) and their ptx::KernelInfo.
 // Output: one PTX module: .version/.target/.address_size, the .const
 // (__constant__) and .global (__device__) variables with their initializers
-// and the .shared variables of all kernels (module scope, each once), then
+// (every externally visible one, used or not, as nvcc keeps them, and the
+// internal ones a kernel uses) and the .shared variables of all kernels
+// (module scope, each once), then
 // per kernel a
 // `.visible .entry NAME(.param ... NAME_param_K, ...)` whose registers are
 // numbered densely per class (%r1..%rN, declared `.reg .b32 %r<N+1>;`),
@@ -37,7 +39,11 @@ struct PtxModuleOptions {
   unsigned OptLevel = 2;
 };
 
+/// \p Exported: the module's externally visible variables
+/// (isel::ptxExportedVariables), declared first, in module order; then
+/// those the kernels use that are not among them (internal ones).
 void printPtxModule(llvm::raw_ostream &OS, llvm::ArrayRef<PtxKernelRef> Kernels,
+                    llvm::ArrayRef<ptx::KernelInfo::GlobalVar> Exported,
                     const PtxModuleOptions &Opts);
 
 /// Virtual registers the kernel's body uses, all classes (for reports).

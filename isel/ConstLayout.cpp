@@ -125,14 +125,24 @@ bool isUsed(const Value &V) {
   return false;
 }
 
-/// Lays out the used variables of \p Kind's address space in module order.
+/// In the image: read by some instruction, or defined with external linkage
+/// and a name the symbol table can hold. CUDA keeps every such variable in
+/// the module, so the host finds one by name (cudaMemcpyToSymbol) even when
+/// no kernel reads it; the ptx target declares the same ones
+/// (isel::ptxExportedVariables).
+bool isPlaced(const GlobalVariable &GV) {
+  return isUsed(GV) ||
+         (GV.hasInitializer() && !GV.hasLocalLinkage() && isSymbolName(GV.getName()));
+}
+
+/// Lays out the placed variables of \p Kind's address space in module order.
 Expected<SectionLayout> layoutSection(const Module &M, const SectionKind &Kind) {
   const DataLayout &DL = M.getDataLayout();
   SectionLayout Layout;
   StringSet<> Labels;
   uint64_t End = 0;
   for (const GlobalVariable &GV : M.globals()) {
-    if (GV.getAddressSpace() != Kind.AddressSpace || !isUsed(GV))
+    if (GV.getAddressSpace() != Kind.AddressSpace || !isPlaced(GV))
       continue;
     std::string Source = demangle(GV.getName().str());
     if (!GV.hasInitializer())
@@ -168,9 +178,9 @@ Expected<SectionLayout> layoutSection(const Module &M, const SectionKind &Kind) 
   return Layout;
 }
 
-bool usesDeviceVariables(const Module &M) {
+bool placesDeviceVariables(const Module &M) {
   return any_of(M.globals(), [](const GlobalVariable &GV) {
-    return GV.getAddressSpace() == DeviceAddressSpace && isUsed(GV);
+    return GV.getAddressSpace() == DeviceAddressSpace && isPlaced(GV);
   });
 }
 
@@ -232,7 +242,7 @@ void printSection(raw_ostream &OS, const SectionLayout &L, StringRef Directive,
 
 Expected<SectionLayout> layoutConstants(const Module &M) {
   Expected<SectionLayout> Layout = layoutSection(M, ConstSection);
-  if (!Layout || !usesDeviceVariables(M))
+  if (!Layout || !placesDeviceVariables(M))
     return Layout;
   // The slot follows the constants (already whole words), so their offsets
   // do not depend on whether the module has data.

@@ -7,14 +7,16 @@
 // reports stores and escaping pointers into __constant__ memory, with the
 // kernel and the source line; an initializer holding an address is reported
 // here, naming the variable).
-// Output: two sections of the image, laid out the same way: each used
-// variable of the section's address space at an offset aligned to its
+// Output: two sections of the image, laid out the same way: each placed
+// variable (one a kernel reads, or one defined with external linkage and a
+// symbol-table name: CUDA keeps those for the host's cudaMemcpyToSymbol
+// even when no kernel reads them) of the section's address space at an offset aligned to its
 // alignment (at least 4, so a word access to any of its bytes stays inside
 // the variable's words), in module order, its initializer's bytes
 // little-endian as the data layout places them (padding and zero-init are
 // zero bytes).
 //  - the const section: the __constant__ variables, read with ld.const;
-//    when the module uses a __device__ variable, one more word after them,
+//    when the module places a __device__ variable, one more word after them,
 //    the data base slot, into which the loader writes the data section's
 //    device address (docs/KernelImage.md);
 //  - the data section: the __device__ variables' initial bytes. The device
@@ -76,17 +78,17 @@ struct SectionLayout {
   llvm::DenseMap<const llvm::GlobalVariable *, uint32_t> Offsets;
   /// Const section only: the offset of the data base slot (the word the
   /// loader fills with the data section's address), present when the module
-  /// uses a __device__ variable.
+  /// places a __device__ variable.
   std::optional<uint32_t> DataBaseSlot;
 };
 using ConstLayout = SectionLayout;
 
-/// Lays out every used __constant__ variable of \p M, then the data base
-/// slot if \p M uses a __device__ variable. Errors name the variable (an
+/// Lays out every placed __constant__ variable of \p M, then the data base
+/// slot if \p M places a __device__ variable. Errors name the variable (an
 /// initializer that is not plain data, a variable without a definition, a
 /// section over 16 MiB).
 llvm::Expected<SectionLayout> layoutConstants(const llvm::Module &M);
-/// Lays out every used __device__ variable of \p M; errors as above.
+/// Lays out every placed __device__ variable of \p M; errors as above.
 llvm::Expected<SectionLayout> layoutDeviceData(const llvm::Module &M);
 
 /// The listing's `.const` and `.data` sections for \p M (docs/Assembly.md):

@@ -124,6 +124,71 @@ struct PatArg {
   std::optional<int64_t> Offset = std::nullopt; ///< set: an address, [R + *Offset]
 };
 
+/// Writes constant \p C's bytes (little-endian, as \p DL places them;
+/// padding stays zero) into \p Out. Plain data only: integers, floats,
+/// null pointers, undef, zeroinitializer, arrays, vectors and structs.
+Error initializerBytes(const Constant *C, const DataLayout &DL, MutableArrayRef<uint8_t> Out) {
+  if (isa<ConstantAggregateZero>(C) || isa<UndefValue>(C) || isa<ConstantPointerNull>(C))
+    return Error::success();
+  auto WriteInt = [&](const APInt &V) {
+    for (unsigned K = 0; K < Out.size() && K * 8 < V.getBitWidth(); ++K)
+      Out[K] = uint8_t(V.extractBitsAsZExtValue(std::min(8u, V.getBitWidth() - K * 8), K * 8));
+    return Error::success();
+  };
+  if (auto *CI = dyn_cast<ConstantInt>(C))
+    return WriteInt(CI->getValue());
+  if (auto *CF = dyn_cast<ConstantFP>(C))
+    return WriteInt(CF->getValueAPF().bitcastToAPInt());
+  if (auto *CS = dyn_cast<ConstantStruct>(C)) {
+    const StructLayout *SL = DL.getStructLayout(CS->getType());
+    for (unsigned K = 0; K < CS->getNumOperands(); ++K)
+      if (Error E = initializerBytes(CS->getOperand(K), DL,
+                                     Out.drop_front(SL->getElementOffset(K))))
+        return E;
+    return Error::success();
+  }
+  if (isa<ConstantArray>(C) || isa<ConstantDataSequential>(C) || isa<ConstantVector>(C)) {
+    Type *Elt = isa<ArrayType>(C->getType()) ? C->getType()->getArrayElementType()
+                                             : cast<VectorType>(C->getType())->getElementType();
+    uint64_t Stride = DL.getTypeAllocSize(Elt);
+    unsigned N = isa<ConstantDataSequential>(C)
+                     ? cast<ConstantDataSequential>(C)->getNumElements()
+                     : C->getNumOperands();
+    for (unsigned K = 0; K < N; ++K)
+      if (Error E = initializerBytes(C->getAggregateElement(K), DL, Out.drop_front(K * Stride)))
+        return E;
+    return Error::success();
+  }
+  return createStringError(formatv("its initializer holds {0}, which ptx cannot emit yet "
+                                   "(plain numbers, arrays and structs of them can)",
+                                   *C));
+}
+
+/// A __constant__ (\p AS 4) or __device__ (1) variable's module-scope
+/// declaration: its PTX name, space, size, alignment and initial bytes.
+/// Fails, naming the variable, on a declaration without a definition or an
+/// initializer ptx cannot emit.
+Expected<ptx::KernelInfo::GlobalVar> ptxVariable(const GlobalVariable &GV) {
+  const DataLayout &DL = GV.getDataLayout();
+  StringRef Kind = GV.getAddressSpace() == ConstAS ? "__constant__" : "__device__";
+  if (GV.isDeclaration())
+    return createStringError(formatv("{0} variable {1} has no definition in this file (extern "
+                                     "variables are not supported on ptx)",
+                                     Kind, GV.getName()));
+  ptx::KernelInfo::GlobalVar G;
+  G.Symbol = ptxIdentifier(GV.getName());
+  G.Const = GV.getAddressSpace() == ConstAS;
+  G.Size = std::max<uint64_t>(DL.getTypeAllocSize(GV.getValueType()), 1);
+  G.Align = std::max<unsigned>(
+      GV.getAlign().value_or(DL.getABITypeAlign(GV.getValueType())).value(), 1);
+  G.Init.assign(G.Size, 0);
+  if (GV.hasInitializer())
+    if (Error E = initializerBytes(GV.getInitializer(), DL, G.Init))
+      return createStringError(
+          formatv("{0} variable {1}: {2}", Kind, GV.getName(), toString(std::move(E))));
+  return G;
+}
+
 class PtxSelector {
 public:
   PtxSelector(Function &F, StringRef Name) : F(F), Fn(std::make_unique<mir::Function>()) {
@@ -483,7 +548,6 @@ private:
   /// uses become module-scope .const / .global declarations with their
   /// initializers; `mov.u64 %rd, name` gives the address in that space.
   Error layoutGlobals() {
-    const DataLayout &DL = F.getDataLayout();
     for (GlobalVariable &GV : F.getParent()->globals()) {
       unsigned AS = GV.getAddressSpace();
       if (AS != ConstAS && AS != GlobalAS)
@@ -491,67 +555,13 @@ private:
       SmallPtrSet<const Value *, 8> Seen;
       if (!usedBy(&GV, F, Seen))
         continue;
-      StringRef Kind = AS == ConstAS ? "__constant__" : "__device__";
-      if (GV.isDeclaration())
-        return createStringError(formatv("kernel {0}: {1} variable {2} has no definition in "
-                                         "this file (extern variables are not supported on ptx)",
-                                         Fn->Name, Kind, GV.getName()));
-      ptx::KernelInfo::GlobalVar G;
-      G.Symbol = ptxIdentifier(GV.getName());
-      G.Const = AS == ConstAS;
-      G.Size = std::max<uint64_t>(DL.getTypeAllocSize(GV.getValueType()), 1);
-      G.Align = std::max<unsigned>(
-          GV.getAlign().value_or(DL.getABITypeAlign(GV.getValueType())).value(), 1);
-      G.Init.assign(G.Size, 0);
-      if (GV.hasInitializer())
-        if (Error E = initializerBytes(GV.getInitializer(), DL, G.Init))
-          return createStringError(formatv("kernel {0}: {1} variable {2}: {3}", Fn->Name, Kind,
-                                           GV.getName(), toString(std::move(E))));
-      VarSymbols[&GV] = symbol(G.Symbol);
-      Info.Globals.push_back(std::move(G));
+      Expected<ptx::KernelInfo::GlobalVar> G = ptxVariable(GV);
+      if (!G)
+        return createStringError(formatv("kernel {0}: {1}", Fn->Name, toString(G.takeError())));
+      VarSymbols[&GV] = symbol(G->Symbol);
+      Info.Globals.push_back(std::move(*G));
     }
     return Error::success();
-  }
-
-  /// Writes constant \p C's bytes (little-endian, as \p DL places them;
-  /// padding stays zero) into \p Out. Plain data only: integers, floats,
-  /// null pointers, undef, zeroinitializer, arrays, vectors and structs.
-  static Error initializerBytes(const Constant *C, const DataLayout &DL,
-                                MutableArrayRef<uint8_t> Out) {
-    if (isa<ConstantAggregateZero>(C) || isa<UndefValue>(C) || isa<ConstantPointerNull>(C))
-      return Error::success();
-    auto WriteInt = [&](const APInt &V) {
-      for (unsigned K = 0; K < Out.size() && K * 8 < V.getBitWidth(); ++K)
-        Out[K] = uint8_t(V.extractBitsAsZExtValue(std::min(8u, V.getBitWidth() - K * 8), K * 8));
-      return Error::success();
-    };
-    if (auto *CI = dyn_cast<ConstantInt>(C))
-      return WriteInt(CI->getValue());
-    if (auto *CF = dyn_cast<ConstantFP>(C))
-      return WriteInt(CF->getValueAPF().bitcastToAPInt());
-    if (auto *CS = dyn_cast<ConstantStruct>(C)) {
-      const StructLayout *SL = DL.getStructLayout(CS->getType());
-      for (unsigned K = 0; K < CS->getNumOperands(); ++K)
-        if (Error E = initializerBytes(CS->getOperand(K), DL,
-                                       Out.drop_front(SL->getElementOffset(K))))
-          return E;
-      return Error::success();
-    }
-    if (isa<ConstantArray>(C) || isa<ConstantDataSequential>(C) || isa<ConstantVector>(C)) {
-      Type *Elt = isa<ArrayType>(C->getType()) ? C->getType()->getArrayElementType()
-                                               : cast<VectorType>(C->getType())->getElementType();
-      uint64_t Stride = DL.getTypeAllocSize(Elt);
-      unsigned N = isa<ConstantDataSequential>(C)
-                       ? cast<ConstantDataSequential>(C)->getNumElements()
-                       : C->getNumOperands();
-      for (unsigned K = 0; K < N; ++K)
-        if (Error E = initializerBytes(C->getAggregateElement(K), DL, Out.drop_front(K * Stride)))
-          return E;
-      return Error::success();
-    }
-    return createStringError(formatv("its initializer holds {0}, which ptx cannot emit yet "
-                                     "(plain numbers, arrays and structs of them can)",
-                                     *C));
   }
 
   /// Allocas live in one per-thread local array, the depot.
@@ -1674,6 +1684,21 @@ Expected<PtxSelection> selectPtx(Function &Kernel, StringRef DisplayName) {
   if (Kernel.isDeclaration())
     return createStringError(formatv("kernel {0}: has no body to compile", DisplayName));
   return PtxSelector(Kernel, DisplayName).run();
+}
+
+Expected<std::vector<ptx::KernelInfo::GlobalVar>> ptxExportedVariables(const Module &M) {
+  std::vector<ptx::KernelInfo::GlobalVar> Out;
+  for (const GlobalVariable &GV : M.globals()) {
+    unsigned AS = GV.getAddressSpace();
+    if ((AS != ConstAS && AS != GlobalAS) || GV.isDeclaration() || GV.hasLocalLinkage() ||
+        GV.getName().starts_with("llvm."))
+      continue;
+    Expected<ptx::KernelInfo::GlobalVar> G = ptxVariable(GV);
+    if (!G)
+      return G.takeError();
+    Out.push_back(std::move(*G));
+  }
+  return Out;
 }
 
 } // namespace tandem::isel

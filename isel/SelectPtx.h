@@ -37,6 +37,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <vector>
 
 namespace tandem::isel {
 
@@ -56,6 +57,14 @@ struct PtxOutOfSSAOptions {
 
 /// PHIs to copies (see above).
 void lowerPtxOutOfSSA(mir::Function &Fn, const PtxOutOfSSAOptions &Opts = {});
+
+/// The module's __constant__ and __device__ variables that are defined with
+/// external linkage, in module order, whether or not a kernel uses them:
+/// CUDA keeps them in the module, so the host finds one by name
+/// (cudaMemcpyToSymbol) even when no kernel reads it. Fails, naming the
+/// variable, where one's initializer cannot be emitted.
+llvm::Expected<std::vector<ptx::KernelInfo::GlobalVar>>
+ptxExportedVariables(const llvm::Module &M);
 
 /// A name PTX accepts as an identifier: [A-Za-z_$][A-Za-z0-9_$]*; other
 /// characters become '_$_' as NVPTX does ("a.b" -> "a_$_b").

@@ -19,10 +19,13 @@ target triple = "nvptx-nvidia-cuda"
 @zeros = dso_local addrspace(4) externally_initialized global [4 x float] zeroinitializer, align 4
 @half = dso_local addrspace(4) externally_initialized global float 5.000000e-01, align 4
 @unused = dso_local addrspace(4) externally_initialized global i32 77, align 4
+@dropped = internal addrspace(4) global i32 78, align 4
 
 ; Layout: module order, each at its alignment but at least 4 (a word load of
-; any byte stays inside the variable); @unused has no slot.
-; ASM:      # const section: 72 bytes, read with ld.const.u32
+; any byte stays inside the variable). @unused, which no kernel reads, has
+; a slot all the same (nvcc keeps externally visible variables for the
+; host's cudaMemcpyToSymbol); @dropped, internal and unread, has none.
+; ASM:      # const section: 76 bytes, read with ld.const.u32
 ; ASM-NEXT: #   offset  size  symbol
 ; ASM-NEXT: #        0    12  words
 ; ASM-NEXT: #       12     5  bytes
@@ -31,6 +34,7 @@ target triple = "nvptx-nvidia-cuda"
 ; ASM-NEXT: #       40    12  st
 ; ASM-NEXT: #       52    16  zeros
 ; ASM-NEXT: #       68     4  half
+; ASM-NEXT: #       72     4  unused
 ; ASM-NEXT: .const
 ; ASM-NEXT:   .align 4
 ; ASM-NEXT: words:  # words, 12 bytes
@@ -63,11 +67,15 @@ target triple = "nvptx-nvidia-cuda"
 ; ASM-NEXT: half:  # half, 4 bytes
 ; ASM-NEXT:   .word 0x3f000000
 ; ASM-NEXT:   .size half, 4  # a symbol of the image
+; ASM-NEXT:   .align 8
+; ASM-NEXT: unused:  # unused, 4 bytes
+; ASM-NEXT:   .word 0x0000004d
+; ASM-NEXT:   .size unused, 4  # a symbol of the image
 ; ASM-NEXT:   .align 4
-; ASM-NOT: unused
+; ASM-NOT: dropped
 
 ; The image holds the same bytes.
-; IMG: Contents of section .const (72 bytes):
+; IMG: Contents of section .const (76 bytes):
 ; IMG-NEXT: 0000  01000000 feffffff 78563412 018203fa
 
 ; MIR-LABEL: function constant_addresses {
