@@ -72,7 +72,7 @@ Expected<const ImageSymbol &> LoadedImage::symbolRange(StringRef Name, uint64_t 
             (Names.empty() ? std::string("it has no symbols")
                            : "its symbols: " + join(Names, ", ")) +
             "). A C++ name is mangled as in the PTX (tandem objdump lists them), and a "
-            "variable no kernel uses is not placed in the image");
+            "static variable no kernel uses is not placed in the image");
   }
   // readImage() and writeImage() guarantee each symbol lies inside its
   // section; an image built in memory may not have been through either.

@@ -4,7 +4,8 @@
 //              --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //              [--shared BYTES] [--device iss|rtl|gpu] [--config CFG.json] [--trace]
 //              [--arg SPEC]... [--seed N] [--dump N] [--step-limit N]
-//              [--set NAME=TYPE:V,...|NAME=in:FILE.npy]... [--get NAME:TYPE]...
+//              [--set NAME=TYPE:V,...|NAME=in:FILE.npy]...
+//              [--get NAME:TYPE|NAME=out:FILE.npy:TYPE]...
 //              [-O0..-O3] [--json] [--predict]   (--predict: iss, rtl)
 //              [--vcd FILE] [--timeline FILE.json]   (rtl only)
 //              [--scheduler rr|gto]   (overrides the configuration's)
@@ -101,6 +102,8 @@ void printRunHelp(raw_ostream &OS) {
         "  --set NAME=in:FILE.npy    the same with a NumPy file's elements\n"
         "  --get NAME:TYPE    after the run, print every element of the variable NAME (also in\n"
         "                     --json, under \"symbols\")\n"
+        "  --get NAME=out:FILE.npy:TYPE  the same into a NumPy file (a vector of the variable's\n"
+        "                     whole TYPE elements), written only when the kernel ran without a fault\n"
         "  --seed N           seed for rand buffers (default 1)\n"
         "  --dump N           after the run, print the first N elements of "
         "every buffer\n"
@@ -190,10 +193,12 @@ struct SymbolSet {
   std::vector<uint8_t> Bytes; ///< what is written
 };
 
-/// One --get: a variable printed after the run.
+/// One --get: a variable printed (or written to a .npy file) after the run.
 struct SymbolGet {
+  std::string Text;
   std::string Name;
   ElemType Type = ElemType::U32;
+  std::string NpyPath; ///< NAME=out:FILE.npy:TYPE
 };
 
 struct Options {
@@ -454,15 +459,38 @@ Expected<SymbolSet> parseSet(StringRef Text) {
   return S;
 }
 
-/// NAME:TYPE.
+/// NAME:TYPE or NAME=out:FILE.npy:TYPE.
 Expected<SymbolGet> parseGet(StringRef Text) {
-  auto [Name, TypeText] = Text.rsplit(':');
-  std::optional<ElemType> T = parseElemType(TypeText);
-  if (Name.empty() || !Text.contains(':') || !T)
+  auto Bad = [&] {
     return createStringError(inconvertibleErrorCode(),
-                             "--get " + Text + ": expected NAME:TYPE with TYPE u32, s32, f32 "
-                                               "or u8, for example evaluated:s32");
-  return SymbolGet{Name.str(), *T};
+                             "--get " + Text + ": expected NAME:TYPE or NAME=out:FILE.npy:TYPE "
+                                               "with TYPE u32, s32, f32 or u8, for example "
+                                               "evaluated:s32");
+  };
+  StringRef Name = Text, Path;
+  if (Text.contains('=')) {
+    StringRef Rest;
+    std::tie(Name, Rest) = Text.split('=');
+    if (!Rest.consume_front("out:"))
+      return Bad();
+    Path = Rest;
+  }
+  auto [Head, TypeText] = (Path.empty() ? Name : Path).rsplit(':');
+  std::optional<ElemType> T = parseElemType(TypeText);
+  if (!T || Head.empty() || TypeText.size() == (Path.empty() ? Name : Path).size())
+    return Bad();
+  SymbolGet G;
+  G.Text = Text.str();
+  G.Type = *T;
+  if (Path.empty()) {
+    G.Name = Head.str();
+  } else {
+    if (Name.empty())
+      return Bad();
+    G.Name = Name.str();
+    G.NpyPath = Head.str();
+  }
+  return G;
 }
 
 /// Parses argv; returns 0 to go on, else the exit status to return.
@@ -956,7 +984,19 @@ Error applySymbolSets(Device &D, const std::vector<SymbolSet> &Sets) {
   return Error::success();
 }
 
-/// Each --get variable's elements (whole elements of its size).
+/// Every --get names a variable of the loaded image: checked before the
+/// launch, so a misspelt name costs no run and no .npy file is written for
+/// the --gets before it.
+Error checkSymbolGets(Device &D, const std::vector<SymbolGet> &Gets) {
+  for (const SymbolGet &G : Gets)
+    if (Expected<SymbolInfo> S = D.findSymbol(G.Name); !S)
+      return createStringError(inconvertibleErrorCode(),
+                               "--get " + G.Name + ": " + toString(S.takeError()));
+  return Error::success();
+}
+
+/// Each --get variable's elements (whole elements of its size); writes the
+/// NAME=out:FILE.npy ones' files.
 Expected<std::vector<std::vector<uint8_t>>> readSymbolGets(Device &D,
                                                            const std::vector<SymbolGet> &Gets) {
   std::vector<std::vector<uint8_t>> Out;
@@ -969,6 +1009,13 @@ Expected<std::vector<std::vector<uint8_t>>> readSymbolGets(Device &D,
     if (Error E = D.copyFromSymbol(Bytes, G.Name))
       return createStringError(inconvertibleErrorCode(),
                                "--get " + G.Name + ": " + toString(std::move(E)));
+    if (!G.NpyPath.empty()) {
+      npy::Array Arr = npy::Array::vector(npyTypeOf(G.Type), Bytes.size() / elemBytes(G.Type));
+      Arr.Data = Bytes;
+      if (Error E = npy::writeFile(Arr, G.NpyPath))
+        return createStringError(inconvertibleErrorCode(),
+                                 "--get " + G.Text + ": " + toString(std::move(E)));
+    }
     Out.push_back(std::move(Bytes));
   }
   return Out;
@@ -1114,6 +1161,8 @@ int runCommand(int Argc, char **Argv) {
     return failure(toString(std::move(E)));
   if (Error E = applySymbolSets(D, O.Sets))
     return failure(toString(std::move(E)));
+  if (Error E = checkSymbolGets(D, O.Gets))
+    return failure(toString(std::move(E)));
   if (Error E = D.launch(*P))
     return failure(toString(std::move(E)));
   if (Error E = writeBackBuffers(D, O.Args))
@@ -1141,6 +1190,10 @@ int runCommand(int Argc, char **Argv) {
   for (size_t I = 0; I < O.Gets.size(); ++I) {
     unsigned EB = elemBytes(O.Gets[I].Type);
     outs() << formatv("symbol {0}, {1} elements:", O.Gets[I].Name, (*Got)[I].size() / EB);
+    if (!O.Gets[I].NpyPath.empty()) {
+      outs() << " written to " << O.Gets[I].NpyPath << "\n";
+      continue;
+    }
     for (size_t K = 0; K * EB < (*Got)[I].size(); ++K) {
       outs() << (K % 8 == 0 ? "\n  " : " ");
       printElement(outs(), O.Gets[I].Type, &(*Got)[I][K * EB]);
