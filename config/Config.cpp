@@ -488,6 +488,20 @@ std::string defaultConfigPath() {
   return std::string(Installed);
 }
 
+std::string describeConfig(const AcceleratorConfig &C) {
+  return formatv("{0} lanes, {1} warps per core, {2} registers, scheduler {3}; L1 {4} bytes, "
+                 "{5}-way, {6}-byte lines, local stores {7}; shared {8} bytes, {9} banks; "
+                 "DRAM {10} cycles, {11} bytes per cycle, {12} channel{13}, {14} outstanding; "
+                 "{15} core{16}",
+                 C.Lanes, C.WarpsPerCore, C.Registers, schedulerName(C.Scheduler),
+                 C.L1.SizeBytes, C.L1.Ways, C.L1.LineBytes,
+                 localWritePolicyName(C.L1.LocalWrites), C.Shared.SizeBytes, C.Shared.Banks,
+                 C.Dram.LatencyCycles, C.Dram.BytesPerCycle, C.Dram.Channels,
+                 C.Dram.Channels == 1 ? "" : "s", C.Dram.MaxOutstanding, C.Cores,
+                 C.Cores == 1 ? "" : "s")
+      .str();
+}
+
 std::string configToJson(const AcceleratorConfig &C) {
   std::string Text;
   raw_string_ostream OS(Text);

@@ -134,6 +134,19 @@ double predictedSeconds(const Report &R, const ReportRow &Row) {
 
 } // namespace
 
+namespace {
+/// The whole configuration, as its file holds it (configToJson's text is
+/// valid JSON by construction).
+json::Value configurationJson(const AcceleratorConfig &C) {
+  Expected<json::Value> V = json::parse(configToJson(C));
+  if (!V) {
+    consumeError(V.takeError());
+    return nullptr;
+  }
+  return std::move(*V);
+}
+} // namespace
+
 void writeJson(const Report &R, raw_ostream &OS) {
   json::Array Rows;
   for (const ReportRow &Row : R.Rows) {
@@ -198,7 +211,8 @@ void writeJson(const Report &R, raw_ostream &OS) {
       {"schema_version", 1},
       {"date", R.Date},
       {"command", R.Command},
-      {"config", R.ConfigName},
+      {"config", R.Config.Name},
+      {"configuration", configurationJson(R.Config)},
       {"profile", R.Profile},
       {"clock_hz", R.ClockHz},
       {"model_params", json::Object{{"queueing_weight", R.Params.QueueingWeight},
@@ -264,8 +278,8 @@ void accuracyTable(const Report &R, raw_ostream &OS) {
 
 void writeMarkdown(const Report &R, raw_ostream &OS) {
   OS << "# Tandem report\n\n"
-     << "Generated " << R.Date << " by `" << R.Command << "`, configuration `" << R.ConfigName
-     << "`. Cycles become seconds at an assumed " << R.ClockHz / 1e6
+     << "Generated " << R.Date << " by `" << R.Command << "`, configuration `" << R.Config.Name
+     << "` (" << describeConfig(R.Config) << "). Cycles become seconds at an assumed " << R.ClockHz / 1e6
      << " MHz. Model latencies: " << R.Profile << ". How to read this: docs/Report.md.\n\n"
      << "**" << R.summaryLine() << "**\n\n## Accuracy\n\n";
   accuracyTable(R, OS);
@@ -334,7 +348,8 @@ void writeHtml(const Report &R, raw_ostream &OS) {
         "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
         "padding:2px 6px;text-align:right}td:nth-child(-n+3){text-align:left}</style>"
         "</head><body>\n<h1>Tandem report</h1>\n<p>"
-     << svg::escape(R.Date + " - " + R.Command + " - configuration " + R.ConfigName)
+     << svg::escape(R.Date + " - " + R.Command + " - configuration " + R.Config.Name + " (" +
+                    describeConfig(R.Config) + ")")
      << "</p>\n<p><b>" << svg::escape(R.summaryLine()) << "</b></p>\n<p>Model latencies: "
      << svg::escape(R.Profile) << "</p>\n";
 

@@ -16,6 +16,8 @@
 
 #include "SimtModel.h"
 
+#include "tandem/Config.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -70,7 +72,9 @@ struct Accuracy {
 };
 
 struct Report {
-  std::string Date, Command, ConfigName;
+  std::string Date, Command;
+  /// The accelerator the rows were measured and predicted for.
+  AcceleratorConfig Config;
   /// The device profile the model's latencies came from, and what it gave.
   std::string Profile = "none";
   double ClockHz = AssumedClockHz;

@@ -94,5 +94,11 @@ llvm::Expected<AcceleratorConfig> loadConfig(llvm::StringRef Path);
 std::string defaultConfigPath();
 /// The JSON text of \p C, in the file format (round-trips through parseConfig).
 std::string configToJson(const AcceleratorConfig &C);
+/// One line with every value of \p C but its name, for reports and tools:
+/// "8 lanes, 8 warps per core, 32 registers, scheduler rr; L1 16384 bytes,
+/// 4-way, 64-byte lines, local stores write-back; shared 16384 bytes, 8
+/// banks; DRAM 100 cycles, 16 bytes per cycle, 1 channel, 16 outstanding;
+/// 1 core".
+std::string describeConfig(const AcceleratorConfig &C);
 
 } // namespace tandem

@@ -15,6 +15,7 @@
 #include <string>
 
 using namespace llvm;
+using namespace tandem;
 using namespace tandem::models;
 
 namespace {
@@ -25,7 +26,8 @@ std::string schemaViolation(const json::Value &Doc) {
   const json::Object *Top = Doc.getAsObject();
   if (!Top)
     return "top level is not an object";
-  for (StringRef K : {"schema_version", "date", "command", "config", "clock_hz", "summary",
+  for (StringRef K : {"schema_version", "date", "command", "config", "configuration",
+                      "clock_hz", "summary",
                       "static_summary", "profile", "spmv_picks", "rows", "model_params",
                       "notes"})
     if (!Top->get(K))
@@ -91,7 +93,7 @@ Report sampleReport() {
   Report R;
   R.Date = "2026-12-01";
   R.Command = "tandem report";
-  R.ConfigName = "default";
+  R.Config.Registers = 12;
   ReportRow A;
   A.Device = "rtl";
   A.Workload = "vadd";
@@ -131,6 +133,35 @@ TEST(Report, JsonFollowsTheSchema) {
   const json::Array *Rows = Doc->getAsObject()->getArray("rows");
   EXPECT_DOUBLE_EQ(*(*Rows)[0].getAsObject()->getNumber("error_pct"), 10.0);
   EXPECT_EQ((*Rows)[2].getAsObject()->get("measured")->kind(), json::Value::Null);
+}
+
+TEST(Report, EveryFileNamesTheConfigurationsValues) {
+  // Two reports of one configuration name at different register counts (or
+  // write policies) must not read alike: report.json carries the whole
+  // configuration, report.md and report.html its values in one line.
+  Report R = sampleReport();
+  R.Config.L1.LocalWrites = LocalWritePolicy::WriteThrough;
+  std::string Json, Md, Html;
+  raw_string_ostream JOS(Json), MOS(Md), HOS(Html);
+  writeJson(R, JOS);
+  writeMarkdown(R, MOS);
+  writeHtml(R, HOS);
+  Expected<json::Value> Doc = json::parse(Json);
+  ASSERT_TRUE(bool(Doc)) << toString(Doc.takeError());
+  const json::Value *C = Doc->getAsObject()->get("configuration");
+  ASSERT_TRUE(C);
+  std::string CText;
+  raw_string_ostream COS(CText);
+  COS << *C;
+  Expected<AcceleratorConfig> Back = parseConfig(CText, "report.json");
+  ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+  EXPECT_EQ(Back->Registers, 12u);
+  EXPECT_EQ(Back->L1.LocalWrites, LocalWritePolicy::WriteThrough);
+  std::string Line = describeConfig(R.Config);
+  EXPECT_NE(Md.find("configuration `default` (" + Line + ")"), std::string::npos);
+  EXPECT_NE(Html.find("configuration default (" + Line + ")"), std::string::npos);
+  EXPECT_NE(Line.find("12 registers"), std::string::npos);
+  EXPECT_NE(Line.find("local stores write-through"), std::string::npos);
 }
 
 TEST(Report, SchemaCheckRejectsBrokenRows) {

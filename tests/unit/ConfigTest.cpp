@@ -180,6 +180,13 @@ TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
             "\"write-through\"), got true");
 }
 
+TEST(ConfigTest, DescriptionHoldsEveryValue) {
+  EXPECT_EQ(describeConfig(AcceleratorConfig()),
+            "8 lanes, 8 warps per core, 32 registers, scheduler rr; L1 16384 bytes, 4-way, "
+            "64-byte lines, local stores write-back; shared 16384 bytes, 8 banks; DRAM 100 "
+            "cycles, 16 bytes per cycle, 1 channel, 16 outstanding; 1 core");
+}
+
 TEST(ConfigTest, RepeatedKeyNamesBothPositions) {
   // llvm::json would silently keep one of the two values.
   EXPECT_EQ(parseError("{\"cores\": 1,\n \"cores\": 2}"),

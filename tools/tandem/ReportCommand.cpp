@@ -929,7 +929,7 @@ int reportCommand(int Argc, char **Argv) {
   Report R;
   R.Date = today();
   R.Command = O.Command;
-  R.ConfigName = Config->Name;
+  R.Config = *Config;
   ModelSetup Model{*Config, std::nullopt};
   R.Params = ModelParams::forConfig(*Config);
   if (O.ModelRounds)
