@@ -3,6 +3,7 @@
 #include "CompFuzz.h"
 
 #include "compiler/Compiler.h"
+#include "tandem/DeviceError.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -42,6 +43,7 @@ const char *verdictName(Verdict V) {
   case Verdict::Mismatch: return "MISMATCH";
   case Verdict::DeviceFault: return "DEVICE FAULT";
   case Verdict::CompileError: return "COMPILE ERROR";
+  case Verdict::TooLarge: return "SKIPPED (too large for the device)";
   }
   return "?";
 }
@@ -176,9 +178,10 @@ Expected<RunOutcome> runKernel(const Kernel &K, const FuzzOptions &O, const Sabo
   Expected<LaunchParams> LP = setup();
   if (!LP)
     return LP.takeError();
-  if (Error E = D.loadImage(Img))
-    return RunOutcome{Verdict::DeviceFault, "the image does not load: " + toString(std::move(E)),
-                      0};
+  if (Error E = D.loadImage(Img)) {
+    Verdict V = E.isA<CapacityError>() ? Verdict::TooLarge : Verdict::DeviceFault;
+    return RunOutcome{V, "the image does not load: " + toString(std::move(E)), 0};
+  }
   if (Error E = D.launch(*LP))
     return RunOutcome{Verdict::DeviceFault, toString(std::move(E)), 0};
 
@@ -390,7 +393,7 @@ Expected<CaseResult> fuzzOne(const Kernel &K, const FuzzOptions &O, unsigned Red
   if (!R)
     return R.takeError();
   Res.Outcome = *R;
-  if (R->V == Verdict::Pass)
+  if (R->V == Verdict::Pass || R->V == Verdict::TooLarge)
     return Res;
 
   std::string Rep;

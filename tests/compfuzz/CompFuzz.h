@@ -46,7 +46,10 @@ struct FuzzOptions {
 /// The generator features for kernels compiled with \p O.
 GenFeatures featuresFor(const FuzzOptions &O);
 
-enum class Verdict { Pass, Mismatch, DeviceFault, CompileError };
+/// TooLarge: the device cannot hold the compiled kernel (a CapacityError,
+/// tandem/DeviceError.h: the rtl's instruction memory), so it did not run:
+/// not a finding, but counted and reported as skipped, never as a pass.
+enum class Verdict { Pass, Mismatch, DeviceFault, CompileError, TooLarge };
 const char *verdictName(Verdict V);
 
 /// What one compile-and-run gave.

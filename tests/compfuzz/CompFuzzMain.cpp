@@ -8,7 +8,9 @@
 // runs it on the device and compares every output word with the host
 // evaluation (docs/CompilerFuzzing.md). Prints a report per finding (a
 // mismatch, a device fault, a compile error) and closes with "N passed, M
-// failed". Exit status: 0 no finding, 1 a finding, 2 usage or setup error.
+// failed", plus ", K skipped" when the device could not hold K of the
+// kernels (each named with its reason as it happens). Exit status: 0 no
+// finding, 1 a finding, 2 usage or setup error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,7 +192,7 @@ int main(int Argc, char **Argv) {
 
   outs() << formatv("tandem-compfuzz: seeds {0}..{1} on {2}\n", Start, Start + Count - 1, Device);
   outs().flush();
-  unsigned Passed = 0, Failed = 0;
+  unsigned Passed = 0, Failed = 0, Skipped = 0;
   auto T0 = std::chrono::steady_clock::now();
   for (uint64_t S = Start; S < Start + Count; ++S) {
     FuzzOptions O = FuzzOptions::forSeed(S, Device);
@@ -214,6 +216,12 @@ int main(int Argc, char **Argv) {
       ++Passed;
       continue;
     }
+    if (R->Outcome.V == Verdict::TooLarge) {
+      ++Skipped;
+      outs() << formatv("SKIPPED seed {0} ({1}): {2}\n", S, O.describe(), R->Outcome.Detail);
+      outs().flush();
+      continue;
+    }
     ++Failed;
     outs() << R->Report;
     if (!SaveDir.empty()) {
@@ -225,6 +233,8 @@ int main(int Argc, char **Argv) {
   }
   CurrentCase.clear();
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
-  outs() << formatv("{0} passed, {1} failed ({2}, {3:f1} s)\n", Passed, Failed, Device, Secs);
+  outs() << formatv("{0} passed, {1} failed{2} ({3}, {4:f1} s)\n", Passed, Failed,
+                    Skipped ? formatv(", {0} skipped", Skipped).str() : std::string(), Device,
+                    Secs);
   return Failed ? 1 : 0;
 }

@@ -346,3 +346,19 @@ TEST(Fuzz, FormerFindingSeedsPass) {
 TEST(Fuzz, FourSeedsOnRtl) { fuzzSeeds(1, 4, "rtl", /*TopLevelStmts=*/8); }
 
 } // namespace
+
+// Seed 9300 at -O0 with 8 registers compiles to more instruction words than
+// the rtl core's instruction memory holds: the image is refused with a
+// CapacityError, and the fuzzer reports the case as skipped with that
+// reason, neither a pass nor a finding (docs/CompilerFuzzing.md).
+TEST(Harness, AKernelTooLargeForTheRtlIsSkippedNotPassed) {
+  FuzzOptions O = FuzzOptions::forSeed(9300, "rtl");
+  O.OptLevel = 0;
+  O.NumRegisters = 8;
+  Expected<CaseResult> R = fuzzOne(generateKernel(9300, featuresFor(O)), O, /*ReduceBudget=*/0);
+  ASSERT_TRUE(bool(R)) << toString(R.takeError());
+  EXPECT_EQ(R->Outcome.V, Verdict::TooLarge) << R->Outcome.Detail;
+  EXPECT_NE(R->Outcome.Detail.find("instruction memory holds 4096"), std::string::npos)
+      << R->Outcome.Detail;
+  EXPECT_FALSE(R->Reduced.has_value());
+}

@@ -30,6 +30,8 @@
 #include "CoreModel.h"
 #include "ModelCache.h"
 
+#include "tandem/DeviceError.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -302,11 +304,11 @@ Error Simulator::loadImage(const KernelImage &Img) {
   unsigned ImemWords = I->ImemWords;
   for (const KernelInfo &K : Img.Kernels)
     if (K.CodeBytes / 4 > ImemWords)
-      return createStringError(
-          inconvertibleErrorCode(),
+      return make_error<CapacityError>(
           formatv("device 'rtl': kernel '{0}' has {1} instruction words but the "
                   "core's instruction memory holds {2}",
-                  K.Name, K.CodeBytes / 4, ImemWords));
+                  K.Name, K.CodeBytes / 4, ImemWords)
+              .str());
   if (Error E = iss::detail::checkImage(Img))
     return E;
   I->Image = std::make_unique<KernelImage>(Img);
