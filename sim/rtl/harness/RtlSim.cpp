@@ -306,7 +306,8 @@ Error Simulator::loadImage(const KernelImage &Img) {
     if (K.CodeBytes / 4 > ImemWords)
       return make_error<CapacityError>(
           formatv("device 'rtl': kernel '{0}' has {1} instruction words but the "
-                  "core's instruction memory holds {2}",
+                  "core's instruction memory holds {2} (a higher -O level, or more "
+                  "registers if it spills, makes the code smaller)",
                   K.Name, K.CodeBytes / 4, ImemWords)
               .str());
   if (Error E = iss::detail::checkImage(Img))
