@@ -244,6 +244,7 @@ const UIntRule CoresRule{1, 64};
 const UIntRule WarpsPerCoreRule{1, 32};
 const UIntRule LanesRule{1, 32, /*PowerOfTwo=*/true};
 const UIntRule RegistersRule{2, 64};
+const UIntRule ImemWordsRule{256, 65536, true};
 const UIntRule CacheSizeRule{16, 16u << 20, true};
 const UIntRule CacheWaysRule{1, 1024, true};
 const UIntRule CacheLineRule{16, 256, true};
@@ -319,6 +320,7 @@ void readAccelerator(const json::Object &Obj, AcceleratorConfig &C,
   R.readUInt("warps_per_core", C.WarpsPerCore, WarpsPerCoreRule);
   R.readUInt("lanes", C.Lanes, LanesRule);
   R.readUInt("registers", C.Registers, RegistersRule);
+  R.readUInt("imem_words", C.ImemWords, ImemWordsRule);
   R.readEnum<WarpScheduler>("scheduler", C.Scheduler, parseSchedulerName,
                             "\"rr\" or \"gto\"");
   readCache(R, "l1", C.L1, Diags);
@@ -489,7 +491,8 @@ std::string defaultConfigPath() {
 }
 
 std::string describeConfig(const AcceleratorConfig &C) {
-  return formatv("{0} lanes, {1} warps per core, {2} registers, scheduler {3}; L1 {4} bytes, "
+  return formatv("{0} lanes, {1} warps per core, {2} registers, {17}-word instruction "
+                 "memory, scheduler {3}; L1 {4} bytes, "
                  "{5}-way, {6}-byte lines, local stores {7}; shared {8} bytes, {9} banks; "
                  "DRAM {10} cycles, {11} bytes per cycle, {12} channel{13}, {14} outstanding; "
                  "{15} core{16}",
@@ -498,7 +501,7 @@ std::string describeConfig(const AcceleratorConfig &C) {
                  localWritePolicyName(C.L1.LocalWrites), C.Shared.SizeBytes, C.Shared.Banks,
                  C.Dram.LatencyCycles, C.Dram.BytesPerCycle, C.Dram.Channels,
                  C.Dram.Channels == 1 ? "" : "s", C.Dram.MaxOutstanding, C.Cores,
-                 C.Cores == 1 ? "" : "s")
+                 C.Cores == 1 ? "" : "s", C.ImemWords)
       .str();
 }
 
@@ -514,6 +517,7 @@ std::string configToJson(const AcceleratorConfig &C) {
     J.attribute("warps_per_core", C.WarpsPerCore);
     J.attribute("lanes", C.Lanes);
     J.attribute("registers", C.Registers);
+    J.attribute("imem_words", C.ImemWords);
     J.attribute("scheduler", schedulerName(C.Scheduler));
     J.attributeObject("l1", [&] {
       J.attribute("size_bytes", C.L1.SizeBytes);

@@ -74,6 +74,10 @@ struct AcceleratorConfig {
   uint32_t WarpsPerCore = 8;  ///< bounds a block: WarpsPerCore * 32 threads
   uint32_t Lanes = 8;         ///< physical lanes: 1, 2, 4, 8, 16 or 32
   uint32_t Registers = 32;    ///< per thread, including r0; 2..64
+  /// Words of a core's instruction memory: the largest kernel the rtl runs
+  /// (an image with more code is loaded kernel by kernel). Power of two,
+  /// 256..65536.
+  uint32_t ImemWords = 4096;
   WarpScheduler Scheduler = WarpScheduler::RoundRobin;
   CacheConfig L1;
   SharedMemConfig Shared;
@@ -95,7 +99,8 @@ std::string defaultConfigPath();
 /// The JSON text of \p C, in the file format (round-trips through parseConfig).
 std::string configToJson(const AcceleratorConfig &C);
 /// One line with every value of \p C but its name, for reports and tools:
-/// "8 lanes, 8 warps per core, 32 registers, scheduler rr; L1 16384 bytes,
+/// "8 lanes, 8 warps per core, 32 registers, 4096-word instruction memory,
+/// scheduler rr; L1 16384 bytes,
 /// 4-way, 64-byte lines, local stores write-back; shared 16384 bytes, 8
 /// banks; DRAM 100 cycles, 16 bytes per cycle, 1 channel, 16 outstanding;
 /// 1 core".

@@ -144,7 +144,14 @@ TEST(ConfigTest, ShortUnknownKeyGetsNoFarFetchedSuggestion) {
   // "s" is two edits from "l1": listing the keys helps more than guessing.
   EXPECT_EQ(parseError(R"({"s": 1})"),
             "bad.json: s: unknown key; known keys here: name, cores, "
-            "warps_per_core, lanes, registers, scheduler, l1, shared, dram");
+            "warps_per_core, lanes, registers, imem_words, scheduler, l1, shared, dram");
+}
+
+TEST(ConfigTest, InstructionMemoryIsAPowerOfTwoInRange) {
+  EXPECT_EQ(parseOrFail(R"({"imem_words": 8192})").ImemWords, 8192u);
+  EXPECT_EQ(parseError(R"({"imem_words": 5000})"),
+            "bad.json: imem_words: 5000 is not a power of two; try 4096 or 8192");
+  EXPECT_NE(parseError(R"({"imem_words": 128})").find("out of range"), std::string::npos);
 }
 
 TEST(ConfigTest, SchedulerPolicyIsReadByName) {
@@ -182,7 +189,8 @@ TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
 
 TEST(ConfigTest, DescriptionHoldsEveryValue) {
   EXPECT_EQ(describeConfig(AcceleratorConfig()),
-            "8 lanes, 8 warps per core, 32 registers, scheduler rr; L1 16384 bytes, 4-way, "
+            "8 lanes, 8 warps per core, 32 registers, 4096-word instruction memory, "
+            "scheduler rr; L1 16384 bytes, 4-way, "
             "64-byte lines, local stores write-back; shared 16384 bytes, 8 banks; DRAM 100 "
             "cycles, 16 bytes per cycle, 1 channel, 16 outstanding; 1 core");
 }

@@ -41,12 +41,11 @@ namespace {
 
 std::atomic<unsigned> BuildsRun{0};
 
-/// The Verilog parameters of \p C's model (IMEM_WORDS is the core's, not
-/// the configuration's).
+/// The Verilog parameters of \p C's model.
 ModelParams paramsFor(const AcceleratorConfig &C) {
   return {C.Lanes,         C.WarpsPerCore,   C.Registers,
           C.L1.SizeBytes,  C.L1.Ways,        C.L1.LineBytes,
-          C.Shared.SizeBytes, C.Shared.Banks, TANDEM_RTL_IMEM_WORDS};
+          C.Shared.SizeBytes, C.Shared.Banks, C.ImemWords};
 }
 
 bool sameParams(const ModelParams &A, const ModelParams &B) {

@@ -139,6 +139,7 @@ AcceleratorConfig builtConfig() {
   C.Lanes = TANDEM_RTL_LANES;
   C.WarpsPerCore = TANDEM_RTL_WARPS;
   C.Registers = TANDEM_RTL_REGS;
+  C.ImemWords = TANDEM_RTL_IMEM_WORDS;
   C.L1.SizeBytes = TANDEM_RTL_L1_BYTES;
   C.L1.Ways = TANDEM_RTL_L1_WAYS;
   C.L1.LineBytes = TANDEM_RTL_LINE_BYTES;
