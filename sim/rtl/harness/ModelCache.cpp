@@ -282,9 +282,9 @@ private:
 std::string modelBuildKey(const AcceleratorConfig &C) {
   ModelParams P = paramsFor(C);
   return formatv("lanes {0}, warps_per_core {1}, registers {2}, l1 {3} B "
-                 "{4}-way {5} B lines, shared {6} B in {7} banks",
+                 "{4}-way {5} B lines, shared {6} B in {7} banks, imem_words {8}",
                  P.Lanes, P.Warps, P.Regs, P.L1Bytes, P.L1Ways, P.LineBytes,
-                 P.SharedBytes, P.SharedBanks)
+                 P.SharedBytes, P.SharedBanks, P.ImemWords)
       .str();
 }
 

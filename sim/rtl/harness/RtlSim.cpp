@@ -308,7 +308,8 @@ Error Simulator::loadImage(const KernelImage &Img) {
       return make_error<CapacityError>(
           formatv("device 'rtl': kernel '{0}' has {1} instruction words but the "
                   "core's instruction memory holds {2} (a higher -O level, or more "
-                  "registers if it spills, makes the code smaller)",
+                  "registers if it spills, makes the code smaller; the configuration's "
+                  "imem_words sizes the memory)",
                   K.Name, K.CodeBytes / 4, ImemWords)
               .str());
   if (Error E = iss::detail::checkImage(Img))
