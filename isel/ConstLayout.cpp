@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstLayout.h"
+#include "ExportedVariable.h"
 
 #include "ISA.h"
 
@@ -125,14 +126,11 @@ bool isUsed(const Value &V) {
   return false;
 }
 
-/// In the image: read by some instruction, or defined with external linkage
-/// and a name the symbol table can hold. CUDA keeps every such variable in
-/// the module, so the host finds one by name (cudaMemcpyToSymbol) even when
-/// no kernel reads it; the ptx target declares the same ones
-/// (isel::ptxExportedVariables).
+/// In the image: read by some instruction, or exported (ExportedVariable.h)
+/// with a name the symbol table can hold, so the host finds it by name even
+/// when no kernel reads it.
 bool isPlaced(const GlobalVariable &GV) {
-  return isUsed(GV) ||
-         (GV.hasInitializer() && !GV.hasLocalLinkage() && isSymbolName(GV.getName()));
+  return isUsed(GV) || (isExportedVariable(GV) && isSymbolName(GV.getName()));
 }
 
 /// Lays out the placed variables of \p Kind's address space in module order.

@@ -34,6 +34,7 @@
 
 #include "SelectPtx.h"
 
+#include "ExportedVariable.h"
 #include "PatternMatch.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -1690,8 +1691,7 @@ Expected<std::vector<ptx::KernelInfo::GlobalVar>> ptxExportedVariables(const Mod
   std::vector<ptx::KernelInfo::GlobalVar> Out;
   for (const GlobalVariable &GV : M.globals()) {
     unsigned AS = GV.getAddressSpace();
-    if ((AS != ConstAS && AS != GlobalAS) || GV.isDeclaration() || GV.hasLocalLinkage() ||
-        GV.getName().starts_with("llvm."))
+    if ((AS != ConstAS && AS != GlobalAS) || !isExportedVariable(GV))
       continue;
     Expected<ptx::KernelInfo::GlobalVar> G = ptxVariable(GV);
     if (!G)

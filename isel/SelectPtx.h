@@ -58,11 +58,11 @@ struct PtxOutOfSSAOptions {
 /// PHIs to copies (see above).
 void lowerPtxOutOfSSA(mir::Function &Fn, const PtxOutOfSSAOptions &Opts = {});
 
-/// The module's __constant__ and __device__ variables that are defined with
-/// external linkage, in module order, whether or not a kernel uses them:
-/// CUDA keeps them in the module, so the host finds one by name
-/// (cudaMemcpyToSymbol) even when no kernel reads it. Fails, naming the
-/// variable, where one's initializer cannot be emitted.
+/// The module's exported __constant__ and __device__ variables (defined with
+/// external linkage: ExportedVariable.h, the rule the simt image uses too),
+/// in module order, whether or not a kernel uses them, so the host finds one
+/// by name (cudaMemcpyToSymbol) even when no kernel reads it. Fails, naming
+/// the variable, where one's initializer cannot be emitted.
 llvm::Expected<std::vector<ptx::KernelInfo::GlobalVar>>
 ptxExportedVariables(const llvm::Module &M);
 

@@ -151,12 +151,13 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
     // A miss that takes its set's next way writes back a dirty line there
     // first, in a cycle of its own.
     bool Allocates = Store ? WriteBack && Bytes == Config.L1.LineBytes : true;
-    if (Allocates && Dirty[victim(Line)]) {
+    unsigned Way = victim(Line);
+    if (Allocates && Dirty[Way]) {
       T = waitForRoom(T);
-      send(T, Tags[victim(Line)], Config.L1.LineBytes, Cost.DramChannelCycles);
+      send(T, Tags[Way], Config.L1.LineBytes, Cost.DramChannelCycles);
       Mem.DramWriteBytes += Config.L1.LineBytes;
       ++Mem.L1Writebacks;
-      Dirty[victim(Line)] = false;
+      Dirty[Way] = false;
       T += 1;
     }
     if (Allocates && Store) { // the whole line is written: nothing to read

@@ -467,29 +467,24 @@ Expected<SymbolGet> parseGet(StringRef Text) {
                                                "with TYPE u32, s32, f32 or u8, for example "
                                                "evaluated:s32");
   };
-  StringRef Name = Text, Path;
-  if (Text.contains('=')) {
-    StringRef Rest;
-    std::tie(Name, Rest) = Text.split('=');
-    if (!Rest.consume_front("out:"))
+  // Typed: what precedes the last ':' (the name, or the file after out:).
+  StringRef Name, Typed = Text;
+  bool ToFile = Text.contains('=');
+  if (ToFile) {
+    std::tie(Name, Typed) = Text.split('=');
+    if (!Typed.consume_front("out:"))
       return Bad();
-    Path = Rest;
   }
-  auto [Head, TypeText] = (Path.empty() ? Name : Path).rsplit(':');
-  std::optional<ElemType> T = parseElemType(TypeText);
-  if (!T || Head.empty() || TypeText.size() == (Path.empty() ? Name : Path).size())
+  auto [Head, TypeText] = Typed.rsplit(':');
+  std::optional<ElemType> T = parseElemType(TypeText); // none when there is no ':'
+  if (!T || Head.empty() || (ToFile && Name.empty()))
     return Bad();
   SymbolGet G;
   G.Text = Text.str();
   G.Type = *T;
-  if (Path.empty()) {
-    G.Name = Head.str();
-  } else {
-    if (Name.empty())
-      return Bad();
-    G.Name = Name.str();
+  G.Name = (ToFile ? Name : Head).str();
+  if (ToFile)
     G.NpyPath = Head.str();
-  }
   return G;
 }
 
