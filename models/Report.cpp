@@ -104,8 +104,6 @@ std::string Report::summaryLine() const {
 
 //===--- JSON ---------------------------------------------------------------===//
 
-namespace {
-
 json::Object breakdownJson(const Breakdown &B) {
   return json::Object{{"compute", B.Compute},
                       {"memory_bandwidth", B.MemoryBandwidth},
@@ -114,6 +112,17 @@ json::Object breakdownJson(const Breakdown &B) {
                       {"load_imbalance", B.LoadImbalance},
                       {"launch", B.Launch}};
 }
+
+json::Object memoryJson(const MemoryEstimate &M) {
+  return json::Object{{"l1_hits", int64_t(M.L1Hits)},
+                      {"l1_misses", int64_t(M.L1Misses)},
+                      {"l1_writebacks", int64_t(M.L1Writebacks)},
+                      {"dram_requests", int64_t(M.DramRequests)},
+                      {"dram_read_bytes", int64_t(M.DramReadBytes)},
+                      {"dram_write_bytes", int64_t(M.DramWriteBytes)}};
+}
+
+namespace {
 
 json::Value optional(std::optional<double> V) {
   return V ? json::Value(*V) : json::Value(nullptr);
@@ -150,15 +159,9 @@ json::Value configurationJson(const AcceleratorConfig &C) {
 void writeJson(const Report &R, raw_ostream &OS) {
   json::Array Rows;
   for (const ReportRow &Row : R.Rows) {
-    json::Object Counters, Memory;
+    json::Object Counters;
     for (const auto &[K, V] : Row.Counters)
       Counters[K] = int64_t(V);
-    Memory["l1_hits"] = int64_t(Row.ModelMemory.L1Hits);
-    Memory["l1_misses"] = int64_t(Row.ModelMemory.L1Misses);
-    Memory["l1_writebacks"] = int64_t(Row.ModelMemory.L1Writebacks);
-    Memory["dram_requests"] = int64_t(Row.ModelMemory.DramRequests);
-    Memory["dram_read_bytes"] = int64_t(Row.ModelMemory.DramReadBytes);
-    Memory["dram_write_bytes"] = int64_t(Row.ModelMemory.DramWriteBytes);
     Rows.push_back(json::Object{
         {"device", Row.Device},
         {"workload", Row.Workload},
@@ -178,7 +181,7 @@ void writeJson(const Report &R, raw_ostream &OS) {
         {"tuned_on", Row.TunedOn},
         {"predicted_seconds", predictedSeconds(R, Row)},
         {"counters", std::move(Counters)},
-        {"model_memory", std::move(Memory)},
+        {"model_memory", memoryJson(Row.ModelMemory)},
     });
   }
   json::Array Summary;

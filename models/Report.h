@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -97,6 +98,13 @@ struct Report {
 
 /// Nearest-rank percentile \p P (0..100) of \p V (copied, sorted); 0 if empty.
 double percentile(std::vector<double> V, double P);
+
+/// A prediction's breakdown as report.json's rows give it ("compute",
+/// "memory_bandwidth", ...), and the model's memory figures under the rtl
+/// counters' names ("l1_hits", "l1_misses", ...): `tandem run --predict
+/// --json` writes the same objects.
+llvm::json::Object breakdownJson(const Breakdown &B);
+llvm::json::Object memoryJson(const MemoryEstimate &M);
 
 void writeJson(const Report &R, llvm::raw_ostream &OS);
 void writeMarkdown(const Report &R, llvm::raw_ostream &OS);

@@ -227,8 +227,29 @@ struct RoundWalker {
 
 } // namespace
 
+size_t initialLastIssued(llvm::ArrayRef<unsigned> Slots, size_t N,
+                         std::optional<unsigned> LastSlot, const ModelParams &P) {
+  if (N == 0)
+    return 0;
+  const unsigned Last = LastSlot.value_or(P.CoreWarps - 1);
+  auto slotOf = [&](size_t I) { return Slots.empty() ? unsigned(I) : Slots[I]; };
+  if (P.Scheduler == WarpScheduler::GreedyThenOldest) {
+    for (size_t I = 0; I < N; ++I)
+      if (slotOf(I) == Last)
+        return I;
+    return N;
+  }
+  // Round-robin scans from the slot after Last: the segment's first warp
+  // after the greatest slot not above Last (the scan wraps: the last warp).
+  size_t Pos = N - 1;
+  for (size_t I = 0; I < N; ++I)
+    if (slotOf(I) <= Last)
+      Pos = I;
+  return Pos;
+}
+
 RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P,
-                          MemoryIssueCoster CostAtIssue) {
+                          MemoryIssueCoster CostAtIssue, std::optional<size_t> StartLastIssued) {
   RoundsResult Out;
   const size_t N = Warps.size();
   if (N == 0)
@@ -241,10 +262,8 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
   }
   const bool Gto = P.Scheduler == WarpScheduler::GreedyThenOldest;
   double Now = 0, DatapathFree = 0, IterativeFree = 0, LsuFree = 0;
-  // The rtl's last-issuer register starts at the core's last slot: under
-  // round-robin warp 0 is then the first looked at, under gto the last
-  // slot issues first if the block fills the core (N: no such warp).
-  size_t LastIssued = Gto && N < P.CoreWarps ? N : N - 1;
+  // N: no warp (gto then takes the oldest ready one).
+  size_t LastIssued = StartLastIssued ? *StartLastIssued : initialLastIssued({}, N, {}, P);
   // The earliest cycle warp I could issue its next instruction.
   auto earliestIssue = [&](size_t I) {
     const RoundWalker &R = W[I];
@@ -290,7 +309,7 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
       // scheduler picks: on the rtl's timelines a warp with a second load
       // ready loses the LSU to the next warp in the ring unless another
       // issue has moved the pointer past it.
-      double Lsu = CostAtIssue ? CostAtIssue(*Pick, R.Next) : S.Lsu;
+      double Lsu = CostAtIssue ? CostAtIssue(*Pick, R.Next, Now) : S.Lsu;
       double DoneAt = Now + Lsu;
       LsuFree = DoneAt;
       Out.WarpEnd[*Pick] = DoneAt;
@@ -300,11 +319,18 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
       double DoneAt = Now + R.SlotCycles;
       DatapathFree = DoneAt;
       if (R.IterativePending) {
-        IterativeFree = Now + S.Iterative;
+        // The rtl's busy counter is loaded at the issue's edge and the unit
+        // takes the next instruction when it reads 0: one cycle after the
+        // occupancy (before 2026-12-02 the model let it go a cycle early).
+        IterativeFree = Now + S.Iterative + 1;
         R.IterativePending = false;
       }
       Out.WarpEnd[*Pick] = std::max(Out.WarpEnd[*Pick], DoneAt);
-      R.ReadyAt = DoneAt + R.stallBefore(++R.Issued, P);
+      // The warp's memory instruction may issue the next cycle (the LSU is
+      // not the datapath; TraceProfiler measures its stall from there),
+      // another datapath instruction once this one has streamed.
+      bool MemoryNext = R.DatapathLeft == 1 && S.HasMemory && S.Instructions > 0;
+      R.ReadyAt = (MemoryNext ? Now + 1 : DoneAt) + R.stallBefore(++R.Issued, P);
       if (--R.DatapathLeft == 0 && !S.HasMemory) {
         ++R.Next;
         R.start(DoneAt, P);
@@ -313,6 +339,7 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     Now += 1; // one issue a cycle
   }
   Out.Cycles = *std::max_element(Out.WarpEnd.begin(), Out.WarpEnd.end());
+  Out.LastIssued = LastIssued;
   return Out;
 }
 
@@ -359,14 +386,22 @@ std::vector<WarpStep> meanRounds(llvm::ArrayRef<std::vector<WarpStep>> Warps) {
 
 } // namespace
 
-Prediction predictSegment(const SegmentProfile &S, const ModelParams &P) {
+Prediction predictSegment(const SegmentProfile &S, const ModelParams &P,
+                          std::optional<unsigned> *LastSlot) {
   if (P.CostInRounds && !S.Steps.empty()) {
     // The load imbalance is what the rounds cost beyond the same block with
-    // every warp the mean warp (identical warps: none).
+    // every warp the mean warp (identical warps: none), both walks started
+    // where the scheduler stands.
     Prediction Out;
-    double Cycles = roundsCycles(S.Steps, P).Cycles;
-    std::vector<std::vector<WarpStep>> Balanced(S.Steps.size(), meanRounds(S.Steps));
-    double Imbalance = std::max(0.0, Cycles - roundsCycles(Balanced, P).Cycles);
+    const size_t N = S.Steps.size();
+    size_t Start = initialLastIssued(S.Slots, N, LastSlot ? *LastSlot : std::nullopt, P);
+    RoundsResult Walk = roundsCycles(S.Steps, P, nullptr, Start);
+    double Cycles = Walk.Cycles;
+    if (LastSlot && Walk.LastIssued < N)
+      *LastSlot = S.Slots.empty() ? unsigned(Walk.LastIssued) : S.Slots[Walk.LastIssued];
+    std::vector<std::vector<WarpStep>> Balanced(N, meanRounds(S.Steps));
+    double Imbalance =
+        std::max(0.0, Cycles - roundsCycles(Balanced, P, nullptr, Start).Cycles);
     attribute(Cycles - Imbalance, totalsOf(S.Steps, P), Out.Parts);
     Out.Parts.LoadImbalance = Imbalance;
     Out.Cycles = Cycles;
@@ -412,8 +447,9 @@ Prediction predictSegment(const SegmentProfile &S, const ModelParams &P) {
 Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P) {
   Prediction Out;
   for (const BlockProfile &B : L.Blocks) {
+    std::optional<unsigned> LastSlot; // the scheduler resets at each block
     for (const SegmentProfile &S : B.Segments) {
-      Prediction Seg = predictSegment(S, P);
+      Prediction Seg = predictSegment(S, P, &LastSlot);
       Out.Parts += Seg.Parts;
     }
     Out.Parts.Synchronization += B.Barriers * P.BarrierCycles;

@@ -48,6 +48,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,9 @@ struct SegmentProfile {
   /// ModelParams::CostInRounds: the segment is costed by simulating the
   /// rounds (roundsCycles), and Windows is not used.
   std::vector<std::vector<WarpStep>> Steps;
+  /// The block's warp slot of each entry of Warps and Steps, ascending
+  /// (a warp that exited before the segment has none). Empty: 0, 1, 2...
+  std::vector<unsigned> Slots;
 };
 
 /// Warp instructions per window (SegmentProfile::Windows). Chosen among 16,
@@ -169,10 +173,18 @@ struct ModelParams {
   /// instruction depends on the last). Fitted (same run): 1, every
   /// instruction waits for the one before; compiled code is mostly chains.
   double DependencyExposure = 1.0;
-  /// Block start, the first fetch, the last exit draining: per block.
-  double BlockOverheadCycles = 8;
-  /// A barrier: the last arrival's issue and the release.
-  double BarrierCycles = 2;
+  /// Per block, beyond its last warp's exit streaming through the datapath
+  /// (the segment's end): the rtl's next block issues one cycle later
+  /// (`--timeline`: an exit at 345, the next block's first issue at 350).
+  /// 8 until 2026-12-02: every block came out 7 cycles over.
+  double BlockOverheadCycles = 1;
+  /// Per barrier, beyond its last arrival's `bar` streaming through the
+  /// datapath (the segment's end): none. The rtl releases the warps two
+  /// cycles after that issue, within the bar's datapath slot, and the next
+  /// datapath instruction issues when the slot ends (a memory instruction
+  /// first after the release could go two cycles sooner). 2 until
+  /// 2026-12-02.
+  double BarrierCycles = 0;
   /// Per launch, beyond its blocks.
   double LaunchOverheadCycles = 0;
   /// Cost segments that have rounds (SegmentProfile::Steps) by simulating
@@ -236,12 +248,29 @@ struct RoundsResult {
   double Cycles = 0;
   /// When each warp's last instruction completed.
   std::vector<double> WarpEnd;
+  /// The warp that issued last (its index in the walk; the walk's size if
+  /// none did): the scheduler's last-issuer register when the segment ends.
+  size_t LastIssued = 0;
 };
 
+/// Where the scheduler's last-issuer register stands when a segment whose
+/// warps sit in \p Slots (SegmentProfile::Slots; empty: 0..N-1) starts, as
+/// an index into its N warps for roundsCycles: after a barrier, the warp
+/// slot \p LastSlot that issued last before it (its last arrival); at a
+/// block start (no \p LastSlot) the core's last slot, where the rtl resets
+/// the register. Round-robin then looks first at the warp after it, gto at
+/// it, if it is in the segment (else the index is N: none, the oldest
+/// goes). Before 2026-12-02 every segment started at the reset value, so
+/// after each of block_reduce's barriers the model let warp 0 issue first
+/// where the rtl goes on from the last arrival (12 cycles a barrier).
+size_t initialLastIssued(llvm::ArrayRef<unsigned> Slots, size_t N,
+                         std::optional<unsigned> LastSlot, const ModelParams &P);
+
 /// The LSU cycles (WarpStep::Lsu) of warp \p Warp's memory instruction
-/// that ends its round \p Step, asked for when it issues (roundsCycles'
-/// CostAtIssue).
-using MemoryIssueCoster = llvm::function_ref<double(size_t Warp, size_t Step)>;
+/// that ends its round \p Step, asked for when it issues, in cycle
+/// \p IssueCycle of the walk (roundsCycles' CostAtIssue).
+using MemoryIssueCoster =
+    llvm::function_ref<double(size_t Warp, size_t Step, double IssueCycle)>;
 
 /// Costs warps given as rounds (SegmentProfile::Steps), all starting
 /// together, by issuing their instructions as the rtl's scheduler does
@@ -273,13 +302,22 @@ using MemoryIssueCoster = llvm::function_ref<double(size_t Warp, size_t Step)>;
 ///
 /// \p CostAtIssue, when given, is asked for each memory instruction's LSU
 /// cycles at the moment it issues, in issue order, and its answer replaces
-/// the step's Lsu: the trace profiler replays the L1 in the order the
-/// scheduler reaches it (TraceProfile.h).
+/// the step's Lsu: the trace profiler replays the L1 and the DRAM queues
+/// in the order and at the cycles the scheduler reaches them
+/// (TraceProfile.h).
+///
+/// \p LastIssued: where the scheduler's last-issuer register starts
+/// (initialLastIssued); none: as at a block start.
 RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P,
-                          MemoryIssueCoster CostAtIssue = nullptr);
+                          MemoryIssueCoster CostAtIssue = nullptr,
+                          std::optional<size_t> LastIssued = std::nullopt);
 
-/// Predicts one segment: its cycles and their breakdown.
-Prediction predictSegment(const SegmentProfile &S, const ModelParams &P);
+/// Predicts one segment: its cycles and their breakdown. \p LastSlot, when
+/// given, carries the scheduler's last issuer across the block's segments:
+/// on entry the warp slot that issued last before this segment (empty at a
+/// block start), on return the one that issued last in it.
+Prediction predictSegment(const SegmentProfile &S, const ModelParams &P,
+                          std::optional<unsigned> *LastSlot = nullptr);
 
 /// Predicts one launch.
 Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P = {});

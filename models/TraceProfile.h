@@ -80,6 +80,11 @@ public:
 
   /// A block starts: the L1 is invalidated.
   void startBlock();
+  /// The LSU's clock: the cycle its last instruction left it idle.
+  double now() const { return Now; }
+  /// The LSU sat idle until cycle \p T (the next instruction issues
+  /// then): requests in flight meanwhile have drained that much.
+  void idleUntil(double T) { Now = std::max(Now, T); }
   /// A global/local/param/const load or store touching \p Lines (line
   /// addresses in coalescer order: by lowest lane); \p StoreBytes: distinct
   /// enabled bytes per line (stores).
@@ -102,8 +107,22 @@ private:
   std::optional<unsigned> lookup(uint32_t Line) const;
   /// The way a miss on \p Line takes next (round-robin).
   unsigned victim(uint32_t Line) const;
+  /// The victim way of \p Line's set, the victim moved on.
+  unsigned reserveWay(uint32_t Line);
   /// Puts \p Line in its set's victim way and moves the victim on.
   void fill(uint32_t Line, bool Dirty);
+  /// A load miss's line, in the way it reserved when its request went out;
+  /// written when the response arrives (ReadyAt). Until then the way keeps
+  /// its old line, which later lines of the same instruction still hit, as
+  /// they do on the rtl (simt_lsu.sv writes l1_tag on the response).
+  struct PendingFill {
+    double ReadyAt;
+    unsigned Way;
+    uint32_t Line;
+  };
+  /// Writes the pending fills whose response came before cycle \p T (all
+  /// of them: infinity), in arrival order.
+  void completeFills(std::vector<PendingFill> &Pending, double T);
   void invalidate(uint32_t Line);
   /// The earliest cycle >= \p T at which every channel has room.
   double waitForRoom(double T);
@@ -190,8 +209,10 @@ private:
   void replayRoundRobin(size_t Segment);
   /// Costs them in the order roundsCycles issues them (needs rounds), with
   /// the default model constants and the configuration's scheduler (a
-  /// `tandem report --fit` refits the costing, not this order).
-  void replayInIssueOrder(size_t Segment);
+  /// `tandem report --fit` refits the costing, not this order), the
+  /// scheduler's last issuer carried in \p LastSlot from the block's
+  /// previous segment to the next (initialLastIssued).
+  void replayInIssueOrder(size_t Segment, std::optional<unsigned> &LastSlot);
   void instruction(llvm::StringRef Line);
 
   AcceleratorConfig Config;

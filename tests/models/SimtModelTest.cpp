@@ -157,14 +157,13 @@ TEST(SimtModelRounds, WarpsTheLsuLetsGoEarlyComputeWhileTheOthersWait) {
 TEST(SimtModelRounds, WarpsInStepMeetAtTheLsuAndTheDatapathIdles) {
   // The reverse order: 50 instructions each, then a 100-cycle load. The
   // round-robin scheduler interleaves the four warps instruction by
-  // instruction (warp k's i-th at 16i + 4k), so warp 0 is ready for the
-  // LSU at 788, when the datapath has 12 cycles left; warp 1 issues its
-  // last instruction in that cycle (it is next in the ring), so warp 0
-  // loads at 789 and the others queue behind it while the datapath idles:
-  // 789 + 4 x 100 = 1189, near the sum (800 + 400), not the max
-  // (const_conv's pattern).
+  // instruction (warp k's i-th at 16i + 4k), so warp 0 issues its last at
+  // 784 and its load the cycle after (785: the LSU is free, and no other
+  // warp can issue while the datapath streams), and the others queue
+  // behind it while the datapath idles: 785 + 4 x 100 = 1185, near the
+  // sum (800 + 400), not the max (const_conv's pattern).
   Prediction P = predictLaunch(roundsBlock(4, {round(50, 100)}), inRounds());
-  EXPECT_DOUBLE_EQ(P.Cycles, 1189);
+  EXPECT_DOUBLE_EQ(P.Cycles, 1185);
   // Identical warps: no load imbalance.
   EXPECT_NEAR(P.Parts.LoadImbalance, 0, 1e-6);
   EXPECT_NEAR(P.Parts.total(), P.Cycles, 1e-9);
@@ -295,13 +294,36 @@ TEST(SimtModelRounds, CostsMemoryAtIssueInIssueOrder) {
   // order the scheduler reaches them, and replace the step's Lsu.
   std::vector<std::vector<WarpStep>> Warps = {{round(0, 1), round(0, 1)}, {round(0, 1)}};
   std::vector<std::pair<size_t, size_t>> Asked;
-  RoundsResult R = roundsCycles(Warps, inRounds(), [&](size_t Warp, size_t Step) {
-    Asked.push_back({Warp, Step});
-    return 10.0;
-  });
-  // As ASecondLoadWaitsForTheWarpsNextInTheRing: warp 0, warp 1, warp 0.
+  std::vector<double> IssuedAt;
+  RoundsResult R =
+      roundsCycles(Warps, inRounds(), [&](size_t Warp, size_t Step, double IssueCycle) {
+        Asked.push_back({Warp, Step});
+        IssuedAt.push_back(IssueCycle);
+        return 10.0;
+      });
+  // As ASecondLoadWaitsForTheWarpsNextInTheRing: warp 0, warp 1, warp 0,
+  // each asked in the cycle it issues (the LSU model's DRAM queues drain
+  // by the walk's clock).
   EXPECT_EQ(Asked, (std::vector<std::pair<size_t, size_t>>{{0, 0}, {1, 0}, {0, 1}}));
+  EXPECT_EQ(IssuedAt, (std::vector<double>{0, 10, 20}));
   EXPECT_DOUBLE_EQ(R.Cycles, 30);
+}
+
+TEST(SimtModelRounds, AMemoryInstructionIssuesTheCycleAfterADatapathOne) {
+  // The rtl's warp is ready when its operands are and its unit is free
+  // (simt_core.sv), so an independent load goes to the LSU the cycle after
+  // the warp's add went to the datapath: 1 + 10 = 11, not 4 + 10 (gto, where
+  // one warp issues alone, ran up to 7% over before 2026-12-02). A load
+  // waiting on the add waits its stall from that cycle: 1 + 4 + 10.
+  // Datapath instructions still follow each other 4 cycles apart.
+  WarpStep Independent = round(1, 10), Dependent = round(1, 10);
+  Independent.Stalls = {0, 0};
+  Dependent.Stalls = {0, 4};
+  Dependent.Dependency = 4;
+  EXPECT_DOUBLE_EQ(roundsCycles({{Independent}}, inRounds()).Cycles, 11);
+  EXPECT_DOUBLE_EQ(roundsCycles({{Dependent}}, inRounds()).Cycles, 15);
+  EXPECT_DOUBLE_EQ(roundsCycles({{round(2, 0)}}, inRounds()).Cycles, 8);
+  EXPECT_DOUBLE_EQ(roundsCycles({{round(2, 10)}}, inRounds()).Cycles, 4 + 1 + 10);
 }
 
 TEST(SimtModelRounds, AWarpStallsWhereItsProfileSays) {
@@ -325,8 +347,8 @@ TEST(SimtModelRounds, AWarpStallsWhereItsProfileSays) {
 TEST(SimtModelRounds, ABarrierRestartsEveryWarpTogether) {
   // Two segments of 4 warps, each segment costed from all warps starting
   // together: before the barrier the warps compute and meet at the LSU
-  // (1189, as above); after it each loads first and then computes (901):
-  // 1189 + 3 (the barrier) + 901. Nothing of the first segment's tail
+  // (1185, as above); after it each loads first and then computes (901):
+  // 1185 + 3 (the barrier) + 901. Nothing of the first segment's tail
   // overlaps the second: the barrier waits for the last warp.
   LaunchProfile L = roundsBlock(4, {round(50, 100)});
   SegmentProfile After;
@@ -337,8 +359,51 @@ TEST(SimtModelRounds, ABarrierRestartsEveryWarpTogether) {
   ModelParams Par = inRounds();
   Par.BarrierCycles = 3;
   Prediction P = predictLaunch(L, Par);
-  EXPECT_DOUBLE_EQ(P.Cycles, 1189 + 3 + 901);
+  EXPECT_DOUBLE_EQ(P.Cycles, 1185 + 3 + 901);
   EXPECT_DOUBLE_EQ(P.Parts.Synchronization, 3);
+}
+
+TEST(SimtModelRounds, TheLastIssuerRegisterStartsWhereTheRtlHasIt) {
+  ModelParams Rr = inRounds(), Gto = inRounds();
+  Gto.Scheduler = tandem::WarpScheduler::GreedyThenOldest;
+  Rr.CoreWarps = Gto.CoreWarps = 8;
+  // A block start: the register is reset to the core's last slot (7).
+  // Round-robin then looks at warp 0 first; gto at slot 7, there only when
+  // the block fills the core (else 4 of 4: none, the oldest goes).
+  EXPECT_EQ(initialLastIssued({}, 4, std::nullopt, Rr), 3u);
+  EXPECT_EQ(initialLastIssued({}, 4, std::nullopt, Gto), 4u);
+  EXPECT_EQ(initialLastIssued({}, 8, std::nullopt, Gto), 7u);
+  // After a barrier whose last arrival was slot 1: round-robin looks at
+  // slot 2 next, gto at slot 1.
+  EXPECT_EQ(initialLastIssued({}, 4, 1u, Rr), 1u);
+  EXPECT_EQ(initialLastIssued({}, 4, 1u, Gto), 1u);
+  // Slots missing from the segment (warps that exited): round-robin looks
+  // at the first present slot after 1, wrapping; gto at none.
+  const std::vector<unsigned> Slots = {0, 2, 3};
+  EXPECT_EQ(initialLastIssued(Slots, 3, 1u, Rr), 0u); // then index 1: slot 2
+  EXPECT_EQ(initialLastIssued({2, 3}, 2, 1u, Rr), 1u); // then index 0: slot 2
+  EXPECT_EQ(initialLastIssued(Slots, 3, 2u, Gto), 1u);
+  EXPECT_EQ(initialLastIssued(Slots, 3, 1u, Gto), 3u);
+}
+
+TEST(SimtModelRounds, AfterABarrierTheScanGoesOnFromTheLastArrival) {
+  // Before the barrier warp 0 has two instructions and warp 1 one: 0 (warp
+  // 0), 4 (warp 1), 8 (warp 0, the last issuer), done at 12. After it warp
+  // 0 has a 100-cycle load and warp 1 an instruction: round-robin looks at
+  // warp 1 first (it follows the last issuer), so the load goes a cycle
+  // later: 12 + 1 + 100. Restarted from the block-start value (before
+  // 2026-12-02) warp 0 loaded first: 12 + 100.
+  LaunchProfile L = oneBlock({warp(0, 0), warp(0, 0)});
+  L.Blocks[0].Segments[0].Steps = {{round(2, 0)}, {round(1, 0)}};
+  SegmentProfile After;
+  After.Warps.assign(2, warp(0, 0));
+  After.Steps = {{round(0, 100)}, {round(1, 0)}};
+  L.Blocks[0].Segments.push_back(After);
+  L.Blocks[0].Barriers = 1;
+  EXPECT_DOUBLE_EQ(predictLaunch(L, inRounds()).Cycles, 12 + 1 + 100);
+  // A new block starts from the reset value again.
+  L.Blocks.push_back(L.Blocks[0]);
+  EXPECT_DOUBLE_EQ(predictLaunch(L, inRounds()).Cycles, 2 * (12 + 1 + 100));
 }
 
 TEST(SimtModelRounds, OnByDefaultOffTheWindowsCost) {
@@ -351,5 +416,5 @@ TEST(SimtModelRounds, OnByDefaultOffTheWindowsCost) {
   EXPECT_DOUBLE_EQ(P.Cycles, 0);
   ModelParams Rounds = noOverheads();
   Rounds.DependencyExposure = 1.0;
-  EXPECT_DOUBLE_EQ(predictLaunch(roundsBlock(4, {round(50, 100)}), Rounds).Cycles, 1189);
+  EXPECT_DOUBLE_EQ(predictLaunch(roundsBlock(4, {round(50, 100)}), Rounds).Cycles, 1185);
 }

@@ -121,6 +121,58 @@ TEST(LsuCostModel, OutstandingLimitSerialisesRequests) {
   EXPECT_GT(Limited, Free + 200);
 }
 
+TEST(LsuCostModel, AMissTakesItsWayWhenTheResponseComes) {
+  // Four lines of one set (16 KiB, 4 ways, 64 B lines: 64 sets, a set
+  // every 4 KiB) fill its ways; the victim pointer is back at way 0, which
+  // holds the first. An instruction missing a fifth line of the set and
+  // then reading the first: the miss reserves way 0 but writes it only
+  // when its response comes, so the first line still hits, as on the rtl
+  // (its LSU writes the tag on the response). Afterwards the fifth line is
+  // in, the first is gone.
+  LsuCostModel M(config());
+  std::vector<uint32_t> Set0 = {0x100000, 0x101000, 0x102000, 0x103000};
+  M.lines(LinePath::Global, false, Set0, {});
+  ASSERT_EQ(M.memory().L1Misses, 4u);
+  M.lines(LinePath::Global, false, {0x104000, 0x100000}, {});
+  EXPECT_EQ(M.memory().L1Misses, 5u);
+  EXPECT_EQ(M.memory().L1Hits, 1u);
+  M.lines(LinePath::Global, false, {0x104000}, {});
+  EXPECT_EQ(M.memory().L1Hits, 2u);
+  M.lines(LinePath::Global, false, {0x100000}, {});
+  EXPECT_EQ(M.memory().L1Misses, 6u);
+}
+
+TEST(LsuCostModel, IdleCyclesDrainTheDramQueue) {
+  // A store's DRAM slot stays taken until the write is done (~105 cycles),
+  // though the store itself leaves the LSU after 9. With 4 slots, a fifth
+  // store straight after four waits for the first slot; after the LSU sat
+  // idle 200 cycles (idleUntil: the walk's issue cycle) it waits for
+  // nothing (spmv_merge's stores under gto cost the model 100 cycles where
+  // the rtl took 20 before the LSU model ran on the walk's clock).
+  LsuCostModel Busy(config(4)), Idle(config(4));
+  double First = 0;
+  for (unsigned K = 0; K < 4; ++K) {
+    uint32_t Line = 0x200000 + 64 * K;
+    First = Busy.lines(LinePath::Global, true, {Line}, {4}).Cycles;
+    Idle.lines(LinePath::Global, true, {Line}, {4});
+  }
+  Idle.idleUntil(Idle.now() + 200);
+  EXPECT_GT(Busy.lines(LinePath::Global, true, {0x300000}, {4}).Cycles, First + 50);
+  EXPECT_DOUBLE_EQ(Idle.lines(LinePath::Global, true, {0x300000}, {4}).Cycles, First);
+  // A parameter load is answered on the core, but its request waits for
+  // room on the DRAM channels like any other (the harness's mem_req_ready):
+  // behind four stores in flight it waits for the first.
+  LsuCostModel Params(config(4));
+  for (unsigned K = 0; K < 4; ++K)
+    Params.lines(LinePath::Global, true, {0x200000 + 64 * K}, {4});
+  EXPECT_GT(Params.lines(LinePath::OnCore, false, {0}, {}).Cycles, 11 + 50);
+  EXPECT_DOUBLE_EQ(Params.lines(LinePath::OnCore, false, {0}, {}).Cycles, 11);
+  // The clock never runs back.
+  double Now = Idle.now();
+  Idle.idleUntil(Now - 100);
+  EXPECT_DOUBLE_EQ(Idle.now(), Now);
+}
+
 TEST(LsuCostModel, GlobalAtomicsAreLaneSerial) {
   // One lane: registered at 6, accepted at 7, one cycle on the channel,
   // ready at 108, write-back 109, next issue 110; each further lane sends
@@ -351,6 +403,29 @@ TEST(TraceProfiler, CutsEachWarpIntoRoundsAtItsMemoryInstructions) {
       Sum += X;
     EXPECT_DOUBLE_EQ(Sum, Step.Dependency);
   }
+}
+
+TEST(TraceProfiler, ALoadsStallCountsFromTheCycleAfterTheWarpsDatapathIssue) {
+  // The rtl issues a warp's memory instruction the cycle after its
+  // datapath instruction when their registers allow: the load of
+  // OneWarpTrace, which reads the add's r1, waits for r1 (ready
+  // max(latency, 32/LANES + 1) cycles after the add) less that one cycle;
+  // a load of another register waits for nothing.
+  auto loadStall = [](const std::string &Load) {
+    TraceProfiler T(config(), nullptr, /*CollectRounds=*/true);
+    T << "# launch kernel=k grid=1,1,1 block=32,1,1\n"
+         "b=0 w=0 pc=0x0000 mask=ffffffff add r1, r2, r3 | r1=[0]\n"
+         "b=0 w=0 pc=0x0004 mask=00000001 " << Load << " | r4=[1] a=[00100000]\n";
+    T.finish();
+    const WarpStep &Step = T.launches()[0].Blocks[0].Segments[0].Steps[0][0];
+    EXPECT_EQ(Step.Stalls.size(), 2u);
+    return Step.Stalls.back();
+  };
+  double AddReady = std::max<double>(
+      simt::getSchedClassDesc(simt::getDesc(simt::Opcode::ADD).Sched).Latency,
+      config().cyclesPerWarpInstr() + 1);
+  EXPECT_DOUBLE_EQ(loadStall("ld.global.u32 r4, [r1 + 0]"), AddReady - 1);
+  EXPECT_DOUBLE_EQ(loadStall("ld.global.u32 r4, [r2 + 0]"), 0);
 }
 
 TEST(TraceProfiler, BuildsNoRoundsUnlessAsked) {

@@ -30,6 +30,7 @@
 
 #include "Assembler.h"
 #include "GpuDevice.h"
+#include "Report.h"
 #include "SimtModel.h"
 #include "TraceProfile.h"
 #include "compiler/Compiler.h"
@@ -860,8 +861,26 @@ double errorPct(double Predicted, uint64_t Measured) {
   return Measured ? 100.0 * (Predicted - double(Measured)) / double(Measured) : 0.0;
 }
 
+/// What --predict says of a launch: the simt model's cycles and breakdown,
+/// and the memory traffic its L1 replay found (the rtl counters' names).
+struct LaunchPrediction {
+  models::Prediction Timing;
+  models::MemoryEstimate Memory;
+};
+
+/// "l1 hits 6,889 (rtl 6,914)": the model's figure, and the rtl's counter
+/// of the same name where the device has it.
+std::string modelFigure(const Device &D, StringRef Counter, uint64_t Model) {
+  std::string S = formatv("{0} {1:N}", Counter, Model).str();
+  if (D.name() == "rtl")
+    if (std::optional<uint64_t> M = D.counters().get(Counter))
+      S += formatv(" (rtl {0:N})", *M).str();
+  return S;
+}
+
 /// The prediction's lines after the counters (`--predict`).
-void printPrediction(raw_ostream &OS, const Device &D, const models::Prediction &Pr) {
+void printPrediction(raw_ostream &OS, const Device &D, const LaunchPrediction &LP) {
+  const models::Prediction &Pr = LP.Timing;
   const models::Breakdown &B = Pr.Parts;
   OS << formatv("model: {0:N} cycles predicted ({1:F1} us at {2:F0} MHz), bound: {3}\n",
                 uint64_t(std::llround(Pr.Cycles)), Pr.seconds(models::AssumedClockHz) * 1e6,
@@ -870,6 +889,11 @@ void printPrediction(raw_ostream &OS, const Device &D, const models::Prediction 
                 "synchronization {3:F0}, load imbalance {4:F0}, launch {5:F0}\n",
                 B.Compute, B.MemoryBandwidth, B.MemoryLatency, B.Synchronization,
                 B.LoadImbalance, B.Launch);
+  const models::MemoryEstimate &Mem = LP.Memory;
+  OS << "  memory: " << modelFigure(D, "l1_hits", Mem.L1Hits) << ", "
+     << modelFigure(D, "l1_misses", Mem.L1Misses) << ", "
+     << modelFigure(D, "l1_writebacks", Mem.L1Writebacks) << ", "
+     << modelFigure(D, "dram_requests", Mem.DramRequests) << '\n';
   if (std::optional<uint64_t> M = measuredCycles(D))
     OS << formatv("  measured on rtl: {0:N} cycles; error {1}%\n", *M,
                   format("%+.1f", errorPct(Pr.Cycles, *M)));
@@ -878,7 +902,7 @@ void printPrediction(raw_ostream &OS, const Device &D, const models::Prediction 
 }
 
 void printJson(raw_ostream &OS, const Device &D, const LaunchParams &P,
-               const CompiledInfo &Info, const std::optional<models::Prediction> &Pr,
+               const CompiledInfo &Info, const std::optional<LaunchPrediction> &LP,
                const std::vector<SymbolGet> &Gets,
                const std::vector<std::vector<uint8_t>> &GotBytes) {
   json::Object Counters;
@@ -896,20 +920,16 @@ void printJson(raw_ostream &OS, const Device &D, const LaunchParams &P,
         Root["compile"] = json::Object{{"registers_used", int64_t(K.RegistersUsed)},
                                        {"spill_bytes", int64_t(K.SpillBytes)},
                                        {"instructions", int64_t(K.Instructions)}};
-  if (Pr) {
-    const models::Breakdown &B = Pr->Parts;
-    json::Object J{{"cycles", Pr->Cycles},
-                   {"seconds", Pr->seconds(models::AssumedClockHz)},
+  if (LP) {
+    const models::Prediction &Pr = LP->Timing;
+    json::Object J{{"cycles", Pr.Cycles},
+                   {"seconds", Pr.seconds(models::AssumedClockHz)},
                    {"clock_hz", models::AssumedClockHz},
-                   {"bound", Pr->Bound},
-                   {"breakdown", json::Object{{"compute", B.Compute},
-                                              {"memory_bandwidth", B.MemoryBandwidth},
-                                              {"memory_latency", B.MemoryLatency},
-                                              {"synchronization", B.Synchronization},
-                                              {"load_imbalance", B.LoadImbalance},
-                                              {"launch", B.Launch}}}};
+                   {"bound", Pr.Bound},
+                   {"breakdown", models::breakdownJson(Pr.Parts)},
+                   {"memory", models::memoryJson(LP->Memory)}};
     if (std::optional<uint64_t> M = measuredCycles(D))
-      J["error_pct"] = errorPct(Pr->Cycles, *M);
+      J["error_pct"] = errorPct(Pr.Cycles, *M);
     Root["prediction"] = std::move(J);
   }
   if (!Gets.empty()) {
@@ -1049,8 +1069,8 @@ Expected<LaunchParams> setUpLaunch(Device &D, const Options &O, std::vector<ArgS
 /// inputs, on a separate iss whose instruction trace TraceProfiler reads;
 /// latencies from the configuration and the generated tables (the
 /// report's `--profile none`).
-Expected<models::Prediction> predictLaunch(const Options &O, const AcceleratorConfig &C,
-                                           const KernelImage &Img) {
+Expected<LaunchPrediction> predictLaunch(const Options &O, const AcceleratorConfig &C,
+                                         const KernelImage &Img) {
   models::TraceProfiler Profiler(C, nullptr, /*CollectRounds=*/true);
   DeviceOptions DO;
   DO.Config = C;
@@ -1077,7 +1097,8 @@ Expected<models::Prediction> predictLaunch(const Options &O, const AcceleratorCo
                              "unreadable lines",
                              Profiler.launches().size(),
                              (unsigned long long)Profiler.malformedLines());
-  return models::predictLaunch(Profiler.launches()[0], models::ModelParams::forConfig(C));
+  const models::LaunchProfile &L = Profiler.launches()[0];
+  return LaunchPrediction{models::predictLaunch(L, models::ModelParams::forConfig(C)), L.Memory};
 }
 
 } // namespace
@@ -1141,9 +1162,9 @@ int runCommand(int Argc, char **Argv) {
     return failure(toString(Dev.takeError()));
   Device &D = **Dev;
 
-  std::optional<models::Prediction> Predicted;
+  std::optional<LaunchPrediction> Predicted;
   if (O.Predict) {
-    Expected<models::Prediction> Pr = predictLaunch(O, *Config, *Img);
+    Expected<LaunchPrediction> Pr = predictLaunch(O, *Config, *Img);
     if (!Pr)
       return failure("--predict: " + toString(Pr.takeError()));
     Predicted = *Pr;

@@ -4,23 +4,30 @@
 // clock). The breakdown's parts sum to the predicted cycles, and the
 // prediction is of this launch: within 25% of the rtl's cycles (a wiring
 // check, far wider than the model's error; accuracy is the report's job).
+// The model's memory traffic follows, beside the rtl's counters: the L1
+// lookups are the launch's, so hits plus misses are the rtl's.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tandem run %s --grid 8 --block 128 --arg buf:f32:4000 --arg buf:f32:4000 \
 // RUN:   --arg i32:4000 --predict | FileCheck %s --check-prefix=ISS
 // ISS: kernel 'scale_sum' on iss: grid 8,1,1 block 128,1,1
 // ISS: model: {{[0-9,]+}} cycles predicted ({{[0-9.]+}} us at 500 MHz), bound: {{[a-z ]+$}}
 // ISS-NEXT: compute {{[0-9]+}}, memory bandwidth {{[0-9]+}}, memory latency {{[0-9]+}}, synchronization {{[0-9]+}}, load imbalance {{[0-9]+}}, launch {{[0-9]+}}
+// ISS-NEXT: memory: l1_hits {{[0-9,]+}}, l1_misses {{[0-9,]+}}, l1_writebacks {{[0-9,]+}}, dram_requests {{[0-9,]+$}}
 // ISS-NEXT: (iss has no clock: run with --device rtl to compare)
 // RUN: tandem run %s --grid 8 --block 128 --arg buf:f32:4000 --arg buf:f32:4000 \
 // RUN:   --arg i32:4000 --predict --device rtl | FileCheck %s --check-prefix=RTL
 // RTL: model: {{[0-9,]+}} cycles predicted
+// RTL: memory: l1_hits {{[0-9,]+}} (rtl {{[0-9,]+}}), l1_misses {{[0-9,]+}} (rtl {{[0-9,]+}}), l1_writebacks {{[0-9,]+}} (rtl {{[0-9,]+}}), dram_requests {{[0-9,]+}} (rtl {{[0-9,]+}})
 // RTL: measured on rtl: {{[0-9,]+}} cycles; error {{[-+][0-9]+\.[0-9]}}%
 // RUN: tandem run %s --grid 8 --block 128 --arg buf:f32:4000 --arg buf:f32:4000 \
 // RUN:   --arg i32:4000 --predict --device rtl --json > %t/rtl.json
 // RUN: python3 -c "import json; d = json.load(open('%t/rtl.json')); p = d['prediction']; \
 // RUN:   assert abs(sum(p['breakdown'].values()) - p['cycles']) < 1e-6 * p['cycles'], p; \
 // RUN:   assert abs(p['cycles'] / d['counters']['cycles'] - 1) < 0.25, (p, d['counters']['cycles']); \
-// RUN:   assert abs(p['error_pct'] - 100 * (p['cycles'] / d['counters']['cycles'] - 1)) < 1e-6"
+// RUN:   assert abs(p['error_pct'] - 100 * (p['cycles'] / d['counters']['cycles'] - 1)) < 1e-6; \
+// RUN:   m = p['memory']; c = d['counters']; \
+// RUN:   assert sorted(m) == ['dram_read_bytes', 'dram_requests', 'dram_write_bytes', 'l1_hits', 'l1_misses', 'l1_writebacks'], m; \
+// RUN:   assert m['l1_hits'] + m['l1_misses'] == c['l1_hits'] + c['l1_misses'] > 0, (m, c)"
 // Without --predict there is no prediction; on iss no error.
 // RUN: tandem run %s --grid 8 --block 128 --arg buf:f32:4000 --arg buf:f32:4000 \
 // RUN:   --arg i32:4000 --json | FileCheck %s --check-prefix=PLAIN
