@@ -56,8 +56,19 @@ Expected<ModelLatencies> latenciesFromProfile(const json::Object &Profile, Strin
                                      "DRAM latency",
                                      Source, *Dram, *L1)
                                  .str());
-  L.AluReadyCycles = *Alu;
-  L.FpuReadyCycles = *Fpu;
+  // A chain whose code spilled waited on local memory too: not the unit's
+  // latency (the compiled probe needs more registers than a small
+  // configuration has), so the tables serve instead.
+  auto spilled = [&](StringRef Name) {
+    const json::Object *P = Probes->getObject(Name);
+    const json::Object *Delta = P ? P->getObject("delta") : nullptr;
+    if (!Delta)
+      return false;
+    return Delta->getNumber("local_load_bytes").value_or(0) > 0 ||
+           Delta->getNumber("local_store_bytes").value_or(0) > 0;
+  };
+  L.AluReadyCycles = spilled("iadd_lat") ? 0 : *Alu;
+  L.FpuReadyCycles = spilled("fma_lat") ? 0 : *Fpu;
   return L;
 }
 

@@ -35,6 +35,9 @@ namespace tandem::models {
 struct ModelLatencies {
   std::string Source; ///< the file, or "tandem profile --quick on rtl"
   double DramLatencyCycles = 0;
+  /// 0: not measured, the generated tables serve (a chain probe that
+  /// spilled measured local memory too: at 4 registers iadd_lat read 12.35
+  /// cycles where the ALU's result is ready in 5).
   double AluReadyCycles = 0, FpuReadyCycles = 0;
 };
 

@@ -8,8 +8,10 @@
 #include "SimtModel.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <numeric>
@@ -194,16 +196,36 @@ struct RoundWalker {
   double ReadyAt = 0;          ///< earliest cycle of the warp's next issue
   bool IterativePending = false; ///< the step's iterative work not issued yet
   bool Done = false;
+  /// With a scoreboard (WarpStep::Issues): when each register is readable.
+  std::array<double, 64> RegReady{};
 
   const WarpStep &step() const { return Steps[Next]; }
   /// The next issue is the step's memory instruction.
   bool atMemory() const { return !Done && DatapathLeft == 0 && step().HasMemory; }
-
-  /// The warp's own stall before the step's issue number \p K: where the
-  /// profile put it, else the step's even share.
-  double stallBefore(size_t K, const ModelParams &P) const {
+  /// The next issue's scoreboard entry, when the step has them.
+  const WarpStep::Issue *issue() const {
     const WarpStep &S = step();
-    return K < S.Stalls.size() ? S.Stalls[K] * P.DependencyExposure : EvenStall;
+    return Issued < S.Issues.size() ? &S.Issues[Issued] : nullptr;
+  }
+  /// The next issue holds the iterative unit.
+  bool needsIterative() const {
+    const WarpStep::Issue *I = issue();
+    return I ? I->Iterative > 0 : IterativePending;
+  }
+
+  /// The earliest cycle the next issue may go, the warp being free to issue
+  /// from \p Base on: its registers' ready cycles (scoreboard), else its
+  /// stall where the profile put it, else the step's even share.
+  double readyFrom(double Base, const ModelParams &P) const {
+    if (const WarpStep::Issue *I = issue()) {
+      double At = Base;
+      for (uint64_t Regs = I->Regs; Regs; Regs &= Regs - 1)
+        At = std::max(At, RegReady[llvm::countr_zero(Regs)]);
+      return At;
+    }
+    const WarpStep &S = step();
+    return Base + (Issued < S.Stalls.size() ? S.Stalls[Issued] * P.DependencyExposure
+                                             : EvenStall);
   }
 
   /// Starts step Next at cycle \p Now, skipping empty steps (or finishes).
@@ -218,7 +240,7 @@ struct RoundWalker {
       Issued = 0;
       EvenStall = S.Stalls.empty() ? S.Dependency * P.DependencyExposure / Issues : 0;
       IterativePending = S.Iterative > 0;
-      ReadyAt = Now + stallBefore(0, P);
+      ReadyAt = readyFrom(Now, P);
       return;
     }
     Done = true;
@@ -248,8 +270,15 @@ size_t initialLastIssued(llvm::ArrayRef<unsigned> Slots, size_t N,
   return Pos;
 }
 
+SegmentEnd segmentEnd(const RoundsResult &Walk, bool AtBarrier) {
+  if (!AtBarrier || !Walk.LastIssueWasDatapath)
+    return {Walk.Cycles, 0};
+  double Release = Walk.LastIssueAt + 2;
+  return {Release, std::max(0.0, Walk.Cycles - Release)};
+}
+
 RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P,
-                          MemoryIssueCoster CostAtIssue, std::optional<size_t> StartLastIssued) {
+                          MemoryIssueCoster CostAtIssue, WalkStart Start) {
   RoundsResult Out;
   const size_t N = Warps.size();
   if (N == 0)
@@ -263,7 +292,8 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
   const bool Gto = P.Scheduler == WarpScheduler::GreedyThenOldest;
   double Now = 0, DatapathFree = 0, IterativeFree = 0, LsuFree = 0;
   // N: no warp (gto then takes the oldest ready one).
-  size_t LastIssued = StartLastIssued ? *StartLastIssued : initialLastIssued({}, N, {}, P);
+  size_t LastIssued = Start.LastIssued ? *Start.LastIssued : initialLastIssued({}, N, {}, P);
+  DatapathFree = Start.DatapathFree;
   // The earliest cycle warp I could issue its next instruction.
   auto earliestIssue = [&](size_t I) {
     const RoundWalker &R = W[I];
@@ -271,7 +301,7 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     if (R.atMemory())
       return std::max(At, LsuFree);
     At = std::max(At, DatapathFree);
-    return R.IterativePending ? std::max(At, IterativeFree) : At;
+    return R.needsIterative() ? std::max(At, IterativeFree) : At;
   };
   for (;;) {
     std::optional<size_t> Pick;
@@ -302,6 +332,8 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     RoundWalker &R = W[*Pick];
     const WarpStep &S = R.step();
     LastIssued = *Pick;
+    Out.LastIssueAt = Now;
+    Out.LastIssueWasDatapath = !R.atMemory();
     if (R.atMemory()) {
       // The LSU cost runs to the cycle its warp may issue again (LsuCostModel:
       // a one-line miss issues again 113 cycles later), which is also when
@@ -318,10 +350,15 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     } else {
       double DoneAt = Now + R.SlotCycles;
       DatapathFree = DoneAt;
-      if (R.IterativePending) {
-        // The rtl's busy counter is loaded at the issue's edge and the unit
-        // takes the next instruction when it reads 0: one cycle after the
-        // occupancy (before 2026-12-02 the model let it go a cycle early).
+      // The rtl's busy counter is loaded at the issue's edge and the unit
+      // takes the next instruction when it reads 0: one cycle after the
+      // occupancy (before 2026-12-02 the model let it go a cycle early).
+      if (const WarpStep::Issue *I = R.issue()) {
+        if (I->Iterative > 0)
+          IterativeFree = Now + I->Iterative + 1;
+        if (I->Def)
+          R.RegReady[I->Def] = Now + I->Latency;
+      } else if (R.IterativePending) {
         IterativeFree = Now + S.Iterative + 1;
         R.IterativePending = false;
       }
@@ -330,7 +367,8 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
       // not the datapath; TraceProfiler measures its stall from there),
       // another datapath instruction once this one has streamed.
       bool MemoryNext = R.DatapathLeft == 1 && S.HasMemory && S.Instructions > 0;
-      R.ReadyAt = (MemoryNext ? Now + 1 : DoneAt) + R.stallBefore(++R.Issued, P);
+      ++R.Issued;
+      R.ReadyAt = R.readyFrom(MemoryNext ? Now + 1 : DoneAt, P);
       if (--R.DatapathLeft == 0 && !S.HasMemory) {
         ++R.Next;
         R.start(DoneAt, P);
@@ -386,22 +424,28 @@ std::vector<WarpStep> meanRounds(llvm::ArrayRef<std::vector<WarpStep>> Warps) {
 
 } // namespace
 
-Prediction predictSegment(const SegmentProfile &S, const ModelParams &P,
-                          std::optional<unsigned> *LastSlot) {
+Prediction predictSegment(const SegmentProfile &S, const ModelParams &P, SegmentCarry *Carry,
+                          bool EndsAtBarrier) {
   if (P.CostInRounds && !S.Steps.empty()) {
     // The load imbalance is what the rounds cost beyond the same block with
     // every warp the mean warp (identical warps: none), both walks started
-    // where the scheduler stands.
+    // where the scheduler and the datapath stand.
     Prediction Out;
     const size_t N = S.Steps.size();
-    size_t Start = initialLastIssued(S.Slots, N, LastSlot ? *LastSlot : std::nullopt, P);
+    SegmentCarry In = Carry ? *Carry : SegmentCarry();
+    WalkStart Start{initialLastIssued(S.Slots, N, In.LastSlot, P), In.DatapathBusy};
     RoundsResult Walk = roundsCycles(S.Steps, P, nullptr, Start);
-    double Cycles = Walk.Cycles;
-    if (LastSlot && Walk.LastIssued < N)
-      *LastSlot = S.Slots.empty() ? unsigned(Walk.LastIssued) : S.Slots[Walk.LastIssued];
+    SegmentEnd End = segmentEnd(Walk, EndsAtBarrier);
+    double Cycles = End.Cycles;
+    if (Carry) {
+      if (Walk.LastIssued < N)
+        Carry->LastSlot = S.Slots.empty() ? unsigned(Walk.LastIssued) : S.Slots[Walk.LastIssued];
+      Carry->DatapathBusy = End.DatapathBusy;
+    }
     std::vector<std::vector<WarpStep>> Balanced(N, meanRounds(S.Steps));
-    double Imbalance =
-        std::max(0.0, Cycles - roundsCycles(Balanced, P, nullptr, Start).Cycles);
+    double BalancedCycles =
+        segmentEnd(roundsCycles(Balanced, P, nullptr, Start), EndsAtBarrier).Cycles;
+    double Imbalance = std::max(0.0, Cycles - BalancedCycles);
     attribute(Cycles - Imbalance, totalsOf(S.Steps, P), Out.Parts);
     Out.Parts.LoadImbalance = Imbalance;
     Out.Cycles = Cycles;
@@ -447,9 +491,9 @@ Prediction predictSegment(const SegmentProfile &S, const ModelParams &P,
 Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P) {
   Prediction Out;
   for (const BlockProfile &B : L.Blocks) {
-    std::optional<unsigned> LastSlot; // the scheduler resets at each block
-    for (const SegmentProfile &S : B.Segments) {
-      Prediction Seg = predictSegment(S, P, &LastSlot);
+    SegmentCarry Carry; // the scheduler resets at each block
+    for (size_t K = 0; K < B.Segments.size(); ++K) {
+      Prediction Seg = predictSegment(B.Segments[K], P, &Carry, K + 1 < B.Segments.size());
       Out.Parts += Seg.Parts;
     }
     Out.Parts.Synchronization += B.Barriers * P.BarrierCycles;

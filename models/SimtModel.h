@@ -93,6 +93,21 @@ struct WarpStep {
   /// instruction; they sum to Dependency. Empty (hand-made steps, mean
   /// warps): Dependency spread evenly over the issues.
   std::vector<float> Stalls;
+  /// The rtl's scoreboard for each issue of the step, in the order of
+  /// Stalls: what roundsCycles uses instead of Stalls when it is there.
+  /// A stall measured with the warp running alone is wrong wherever the
+  /// producer's latency outlasts a memory instruction between it and its
+  /// consumer (a 130-cycle remainder, a parameter load, the use: the LSU's
+  /// cost is only known in the walk), so the walk keeps each warp's
+  /// register-ready cycles itself.
+  /// (16 bytes: one per dynamic warp instruction of the launch.)
+  struct Issue {
+    uint64_t Regs = 0;      ///< bit r: the instruction names register r
+    uint16_t Latency = 0;   ///< cycles from its issue until Def is readable
+    uint16_t Iterative = 0; ///< cycles it holds the iterative unit
+    uint8_t Def = 0;        ///< the register a datapath instruction writes (0: none)
+  };
+  std::vector<Issue> Issues;
   bool HasMemory = false;
   /// The memory instruction's LSU cycles, from its issue to the cycle its
   /// warp may issue again (the commit-to-next-issue cycle included).
@@ -251,6 +266,42 @@ struct RoundsResult {
   /// The warp that issued last (its index in the walk; the walk's size if
   /// none did): the scheduler's last-issuer register when the segment ends.
   size_t LastIssued = 0;
+  /// The cycle of the walk's last issue, and whether it went to the
+  /// datapath (a segment of a real block ends with its last `bar`).
+  double LastIssueAt = 0;
+  bool LastIssueWasDatapath = false;
+};
+
+/// Where a walk starts: the scheduler's last-issuer register
+/// (initialLastIssued; none: as at a block start), and the cycle from
+/// which the datapath is free (a barrier's last `bar` may still stream
+/// when the release lets the warps go: SegmentEnd).
+struct WalkStart {
+  std::optional<size_t> LastIssued;
+  double DatapathFree = 0;
+};
+
+/// When a walked segment ends for the next one. At a barrier that is the
+/// rtl's release, two cycles after the last arrival's `bar` issued (the
+/// arrival is registered at that edge, the release at the next), while
+/// that `bar` may still hold the datapath for DatapathBusy more cycles: a
+/// memory instruction first after the release goes at once, a datapath
+/// one waits (before 2026-12-02 every segment ended when its `bar` had
+/// streamed: sgemm_tiled's shared loads after each barrier 2 cycles late).
+/// Otherwise, or if the walk did not end with a datapath instruction (a
+/// hand-made profile), when the last instruction has completed.
+struct SegmentEnd {
+  double Cycles = 0;
+  double DatapathBusy = 0;
+};
+SegmentEnd segmentEnd(const RoundsResult &Walk, bool AtBarrier);
+
+/// What one segment's walk hands the next of its block (predictSegment):
+/// the warp slot that issued last (empty at a block start) and the cycles
+/// the last `bar` still holds the datapath.
+struct SegmentCarry {
+  std::optional<unsigned> LastSlot;
+  double DatapathBusy = 0;
 };
 
 /// Where the scheduler's last-issuer register stands when a segment whose
@@ -306,18 +357,18 @@ using MemoryIssueCoster =
 /// in the order and at the cycles the scheduler reaches them
 /// (TraceProfile.h).
 ///
-/// \p LastIssued: where the scheduler's last-issuer register starts
-/// (initialLastIssued); none: as at a block start.
+/// \p Start: the scheduler's last issuer and the datapath's state when the
+/// walk begins.
 RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P,
-                          MemoryIssueCoster CostAtIssue = nullptr,
-                          std::optional<size_t> LastIssued = std::nullopt);
+                          MemoryIssueCoster CostAtIssue = nullptr, WalkStart Start = {});
 
-/// Predicts one segment: its cycles and their breakdown. \p LastSlot, when
-/// given, carries the scheduler's last issuer across the block's segments:
-/// on entry the warp slot that issued last before this segment (empty at a
-/// block start), on return the one that issued last in it.
+/// Predicts one segment: its cycles and their breakdown. \p Carry, when
+/// given, carries the scheduler's last issuer and the datapath across the
+/// block's segments: on entry what the segment before left (empty at a
+/// block start), on return what this one leaves. \p EndsAtBarrier: a
+/// barrier follows (SegmentEnd).
 Prediction predictSegment(const SegmentProfile &S, const ModelParams &P,
-                          std::optional<unsigned> *LastSlot = nullptr);
+                          SegmentCarry *Carry = nullptr, bool EndsAtBarrier = false);
 
 /// Predicts one launch.
 Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P = {});

@@ -712,7 +712,7 @@ Expected<LaunchProfile> estimateLaunch(const KernelImage &Img, const StaticLaunc
     return Code.takeError();
   std::vector<MachineLoop> Loops = loopsOf(*Code, K->EntryOffset);
   TraceProfiler Profiler(C, Latencies, CollectRounds);
-  Profiler.beginLaunch(L.Kernel, K->LocalBytes);
+  Profiler.beginLaunch(L.Kernel, K->LocalBytes, L.LocalBase);
   uint64_t Blocks = uint64_t(L.Grid[0]) * L.Grid[1] * L.Grid[2];
   uint64_t Threads = uint64_t(L.Block[0]) * L.Block[1] * L.Block[2];
   uint32_t Warps = uint32_t((Threads + 31) / 32);

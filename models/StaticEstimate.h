@@ -70,6 +70,9 @@ struct StaticLaunch {
   std::array<uint32_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
   /// The parameter buffer as 4-byte words, in parameter-offset order.
   std::vector<uint32_t> ParamWords;
+  /// Where the rtl puts the launch's local memory (TraceProfiler's
+  /// LocalBase); 0 if unknown.
+  uint32_t LocalBase = 0;
 };
 
 /// A memory access whose address depends on memory contents.

@@ -369,12 +369,16 @@ void TraceProfiler::consumeLine(StringRef Line) {
 void TraceProfiler::startLaunch(StringRef Line) {
   size_t At = Line.find("kernel=");
   StringRef Rest = At == StringRef::npos ? StringRef() : Line.substr(At + 7);
-  uint32_t LocalBytes = 0;
-  size_t LocalAt = Line.find(" local=");
-  if (LocalAt != StringRef::npos &&
-      Line.substr(LocalAt + 7).split(' ').first.getAsInteger(10, LocalBytes))
-    LocalBytes = 0;
-  beginLaunch(Rest.split(' ').first, LocalBytes);
+  // " local=BYTES local_base=0xADDR": unreadable or missing, 0 (unknown).
+  auto field = [&](StringRef Key, unsigned Radix) {
+    uint32_t V = 0;
+    size_t KeyAt = Line.find(Key);
+    if (KeyAt == StringRef::npos ||
+        Line.substr(KeyAt + Key.size()).split(' ').first.getAsInteger(Radix, V))
+      return uint32_t(0);
+    return V;
+  };
+  beginLaunch(Rest.split(' ').first, field(" local=", 10), field(" local_base=", 0));
 }
 
 void TraceProfiler::finish() { finishBlock(); }
@@ -504,9 +508,21 @@ void TraceProfiler::instruction(StringRef Line) {
   addInstruction(I);
 }
 
-void TraceProfiler::beginLaunch(StringRef Kernel, uint32_t LocalBytes) {
+namespace {
+/// The registers an instruction names, read or written, as the rtl's
+/// scoreboard checks them before it issues (rs1, rs2, rs3 and rd).
+WarpStep::Issue scoreboardEntry(ArrayRef<std::pair<uint8_t, bool>> Regs) {
+  WarpStep::Issue E;
+  for (auto [R, Def] : Regs)
+    E.Regs |= uint64_t(1) << R;
+  return E;
+}
+} // namespace
+
+void TraceProfiler::beginLaunch(StringRef Kernel, uint32_t LocalBytes, uint32_t Base) {
   finishBlock();
   LocalWarpStride = uint32_t(alignTo(LocalBytes, 4) * 32);
+  LocalBase = Base;
   Launches.emplace_back();
   Launches.back().Kernel = Kernel.str();
   LsuModel = std::make_unique<LsuCostModel>(Config);
@@ -545,9 +561,9 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
     StringRef Unit = simt::getFuncUnitName(S.Unit);
     bool Iterative = Unit.equals_insensitive("sfu");
     double Latency = S.Latency;
-    if (Latencies && Unit.equals_insensitive("alu"))
+    if (Latencies && Latencies->AluReadyCycles > 0 && Unit.equals_insensitive("alu"))
       Latency = std::round(Latencies->AluReadyCycles);
-    else if (Latencies && Unit.equals_insensitive("fpu"))
+    else if (Latencies && Latencies->FpuReadyCycles > 0 && Unit.equals_insensitive("fpu"))
       Latency = std::round(Latencies->FpuReadyCycles);
     double Ready = std::max<double>(Latency, Cpw + 1);
     WarpDemand Add;
@@ -573,6 +589,17 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
       Round.Iterative += Add.Service[IterativeUnit];
       Round.Dependency += Add.DependencyCycles;
       Round.Stalls.push_back(float(Add.DependencyCycles));
+      WarpStep::Issue Entry = scoreboardEntry(I.Regs);
+      for (auto [R, Def] : I.Regs)
+        if (Def) {
+          Entry.Def = R;
+          break;
+        }
+      // Whole cycles, at most a few thousand (an iterative instruction at 32
+      // cycles per warp instruction).
+      Entry.Latency = uint16_t(std::min(std::lround(Ready), 65535l));
+      Entry.Iterative = uint16_t(std::min(std::lround(Add.Service[IterativeUnit]), 65535l));
+      Round.Issues.push_back(Entry);
       ++Round.Instructions;
     }
     ++W.InSegment;
@@ -596,9 +623,13 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   W.window().DependencyCycles += Stall;
   W.Segments.back().DependencyCycles += Stall;
   if (CollectRounds) {
-    W.Steps.back().back().Dependency += Stall;
-    W.Steps.back().back().Stalls.push_back(float(Stall));
-    W.Steps.back().back().HasMemory = true;
+    WarpStep &Round = W.Steps.back().back();
+    Round.Dependency += Stall;
+    Round.Stalls.push_back(float(Stall));
+    // A memory instruction's result is ready when its warp may issue again
+    // (the walk's restart after the LSU): no Def to track.
+    Round.Issues.push_back(scoreboardEntry(I.Regs));
+    Round.HasMemory = true;
   }
   W.Clock = Issue;
   W.settle();
@@ -626,20 +657,24 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
                                                  : LinePath::OnCore; // param, const
     if (D.Space == simt::MemSpace::Local) {
       // The rtl interleaves local words across lanes and gives each warp
-      // LocalWarpStride bytes from one allocation (docs/RTL.md). Its base
-      // is unknown here (256-aligned, like this made-up one); the stride
+      // LocalWarpStride bytes from one allocation (docs/RTL.md). The stride
       // decides which warps' slots share L1 sets, so it is the rtl's when
       // the launch says (a 1 MiB stride put every warp's slot in one set:
-      // conflict misses the rtl does not have). The all-lanes spill code
-      // lists all 32 lanes in the trace, whatever the exec mask.
+      // conflict misses the rtl does not have); the base decides which
+      // global lines they share sets with, so it is the rtl's when the
+      // launch says (a made-up one, 256-aligned like the real one, cost
+      // many_live 77 L1 hits the rtl does not have and -4% before
+      // 2026-12-02). The all-lanes spill code lists all 32 lanes in the
+      // trace, whatever the exec mask.
       uint32_t Stride = LocalWarpStride ? LocalWarpStride : 0x100000u;
+      uint32_t Base = LocalBase ? LocalBase : 0xC0000000u;
       uint32_t Lanes = D.has(simt::AllLanes) ? ~0u : I.Mask;
       SmallVector<uint32_t, 32> Translated;
       size_t Next = 0;
       for (unsigned Lane = 0; Lane < 32 && Next < Addrs.size(); ++Lane)
         if ((Lanes >> Lane) & 1) {
           uint32_t A = Addrs[Next++];
-          Translated.push_back(0xC0000000u + I.Warp * Stride +
+          Translated.push_back(Base + I.Warp * Stride +
                                (((A >> 2) << 5) + Lane) * 4 + (A & 3));
         }
       Addrs = Translated;
@@ -699,7 +734,7 @@ void TraceProfiler::replayRoundRobin(size_t S) {
   }
 }
 
-void TraceProfiler::replayInIssueOrder(size_t S, std::optional<unsigned> &LastSlot) {
+void TraceProfiler::replayInIssueOrder(size_t S, bool EndsAtBarrier, SegmentCarry &Carry) {
   std::vector<WarpState *> Live;
   std::vector<unsigned> Slots;
   std::vector<std::vector<WarpStep>> Rounds; // the warps' rounds, moved here and back
@@ -728,10 +763,12 @@ void TraceProfiler::replayInIssueOrder(size_t S, std::optional<unsigned> &LastSl
     Round.Lsu += C.Cycles;
     Round.Dram += C.DramChannelCycles;
     return C.Cycles;
-  }, initialLastIssued(Slots, Live.size(), LastSlot, P));
-  LsuModel->idleUntil(Start + Walk.Cycles);
+  }, WalkStart{initialLastIssued(Slots, Live.size(), Carry.LastSlot, P), Carry.DatapathBusy});
+  SegmentEnd End = segmentEnd(Walk, EndsAtBarrier);
+  LsuModel->idleUntil(Start + End.Cycles);
   if (Walk.LastIssued < Slots.size())
-    LastSlot = Slots[Walk.LastIssued];
+    Carry.LastSlot = Slots[Walk.LastIssued];
+  Carry.DatapathBusy = End.DatapathBusy;
   for (size_t I = 0; I < Live.size(); ++I)
     Live[I]->Steps[S] = std::move(Rounds[I]);
 }
@@ -751,7 +788,7 @@ void TraceProfiler::finishBlock() {
   B.Segments.resize(NumSegments);
   B.Barriers = unsigned(NumSegments - 1);
   LsuModel->startBlock();
-  std::optional<unsigned> LastSlot; // the scheduler's last issuer: reset per block
+  SegmentCarry Carry; // the scheduler's last issuer, the datapath: reset per block
   for (size_t S = 0; S < NumSegments; ++S) {
     // The order the memory instructions meet the L1 decides which of two
     // warps sharing a line takes the miss (one instruction's misses
@@ -766,7 +803,7 @@ void TraceProfiler::finishBlock() {
     // over). Without rounds: round-robin across warps, a warp's
     // back-to-back memory instructions together.
     if (CollectRounds)
-      replayInIssueOrder(S, LastSlot);
+      replayInIssueOrder(S, S + 1 < NumSegments, Carry);
     else
       replayRoundRobin(S);
     SegmentProfile &Seg = B.Segments[S];

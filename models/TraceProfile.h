@@ -191,8 +191,10 @@ public:
   /// program order.
   /// \p LocalBytes: the kernel's local memory per thread (spill slots and
   /// local arrays), which fixes where each warp's local lines fall in the
-  /// L1 as on the rtl; 0 if unknown.
-  void beginLaunch(llvm::StringRef Kernel, uint32_t LocalBytes = 0);
+  /// L1 as on the rtl; 0 if unknown. \p LocalBase: the device address of
+  /// the launch's local memory on the rtl (the iss trace's `local_base=`),
+  /// which fixes the sets those lines share with global ones; 0 if unknown.
+  void beginLaunch(llvm::StringRef Kernel, uint32_t LocalBytes = 0, uint32_t LocalBase = 0);
   void addInstruction(const WarpInstruction &I);
 
 private:
@@ -210,9 +212,9 @@ private:
   /// Costs them in the order roundsCycles issues them (needs rounds), with
   /// the default model constants and the configuration's scheduler (a
   /// `tandem report --fit` refits the costing, not this order), the
-  /// scheduler's last issuer carried in \p LastSlot from the block's
-  /// previous segment to the next (initialLastIssued).
-  void replayInIssueOrder(size_t Segment, std::optional<unsigned> &LastSlot);
+  /// scheduler's last issuer and the datapath carried in \p Carry from the
+  /// block's previous segment to the next (predictSegment does the same).
+  void replayInIssueOrder(size_t Segment, bool EndsAtBarrier, SegmentCarry &Carry);
   void instruction(llvm::StringRef Line);
 
   AcceleratorConfig Config;
@@ -225,6 +227,8 @@ private:
   /// Bytes between two warps' local areas (the rtl's local_warp_stride),
   /// 0 if the launch did not say.
   uint32_t LocalWarpStride = 0;
+  /// Where the launch's local memory starts (0 if the launch did not say).
+  uint32_t LocalBase = 0;
   std::vector<std::unique_ptr<WarpState>> Warps;
   std::unique_ptr<LsuCostModel> LsuModel;
 };

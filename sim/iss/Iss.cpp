@@ -293,9 +293,19 @@ Error Simulator::launch(const LaunchParams &P, Counters &Out) {
     *L.Trace << "# launch kernel=" << K->Name << " grid=" << P.Grid.X << ','
              << P.Grid.Y << ',' << P.Grid.Z << " block=" << P.Block.X << ','
              << P.Block.Y << ',' << P.Block.Z;
-    // Per-thread local bytes: the model lays out spill slots as the rtl does.
-    if (K->LocalBytes)
+    // Per-thread local bytes, and where the rtl's harness puts the launch's
+    // local memory (the next allocation of the same allocator, after the
+    // same allocations): the model lays out spill slots as the rtl does.
+    if (K->LocalBytes) {
       *L.Trace << " local=" << K->LocalBytes;
+      uint64_t Bytes = alignTo(K->LocalBytes, 4) * 32 * L.NumWarps;
+      if (Expected<uint32_t> Base = Mem.alloc(Bytes)) {
+        *L.Trace << " local_base=" << format_hex(*Base, 10);
+        consumeError(Mem.free(*Base));
+      } else {
+        consumeError(Base.takeError());
+      }
+    }
     *L.Trace << '\n';
   }
 

@@ -363,6 +363,34 @@ TEST(SimtModelRounds, ABarrierRestartsEveryWarpTogether) {
   EXPECT_DOUBLE_EQ(P.Parts.Synchronization, 3);
 }
 
+TEST(SimtModelRounds, TheScoreboardOutlastsAMemoryInstruction) {
+  // One warp: a remainder writing r3 (readable 130 cycles after its issue,
+  // holding the iterative unit 128), a 10-cycle parameter load of r4, then
+  // an add reading r3. The load goes at 1 and is done at 11; the add waits
+  // for r3 until 130 and streams until 134. A stall measured with the warp
+  // alone cannot say this: the load's cycles are only known in the walk.
+  WarpStep First = round(1, 10), Then = round(1, 0);
+  WarpStep::Issue Rem, Load, Add;
+  Rem.Regs = (1u << 1) | (1u << 2) | (1u << 3);
+  Rem.Def = 3;
+  Rem.Latency = 130;
+  Rem.Iterative = 128;
+  Load.Regs = 1u << 4;
+  Add.Regs = (1u << 3) | (1u << 5);
+  Add.Def = 5;
+  Add.Latency = 5;
+  First.Issues = {Rem, Load};
+  Then.Issues = {Add};
+  RoundsResult R = roundsCycles({{First, Then}}, inRounds());
+  EXPECT_DOUBLE_EQ(R.Cycles, 134);
+  // A second warp's remainder waits for the iterative unit: the first's
+  // issue at 0 holds it until 128, and it takes the next at 129.
+  WarpStep Other = round(1, 0);
+  Other.Issues = {Rem};
+  RoundsResult Two = roundsCycles({{First, Then}, {Other}}, inRounds());
+  EXPECT_DOUBLE_EQ(Two.WarpEnd[1], 129 + 4);
+}
+
 TEST(SimtModelRounds, TheLastIssuerRegisterStartsWhereTheRtlHasIt) {
   ModelParams Rr = inRounds(), Gto = inRounds();
   Gto.Scheduler = tandem::WarpScheduler::GreedyThenOldest;
@@ -388,22 +416,35 @@ TEST(SimtModelRounds, TheLastIssuerRegisterStartsWhereTheRtlHasIt) {
 
 TEST(SimtModelRounds, AfterABarrierTheScanGoesOnFromTheLastArrival) {
   // Before the barrier warp 0 has two instructions and warp 1 one: 0 (warp
-  // 0), 4 (warp 1), 8 (warp 0, the last issuer), done at 12. After it warp
-  // 0 has a 100-cycle load and warp 1 an instruction: round-robin looks at
-  // warp 1 first (it follows the last issuer), so the load goes a cycle
-  // later: 12 + 1 + 100. Restarted from the block-start value (before
-  // 2026-12-02) warp 0 loaded first: 12 + 100.
+  // 0), 4 (warp 1), 8 (warp 0: the last arrival's `bar`). The rtl releases
+  // the warps at 10, while that bar holds the datapath until 12. After it
+  // both warps have an instruction, warp 0 then a 100-cycle load:
+  // round-robin looks at warp 1 first (it follows the last issuer), and
+  // the datapath takes it at 2 (12 - 10): warp 1 at 2, warp 0 at 6, its
+  // load at 7, done at 107; 10 + 107 in all. Restarted from the
+  // block-start value (before 2026-12-02) warp 0 went first and loaded at
+  // 3; without the bar's datapath carried over, at 5.
   LaunchProfile L = oneBlock({warp(0, 0), warp(0, 0)});
   L.Blocks[0].Segments[0].Steps = {{round(2, 0)}, {round(1, 0)}};
   SegmentProfile After;
   After.Warps.assign(2, warp(0, 0));
-  After.Steps = {{round(0, 100)}, {round(1, 0)}};
+  After.Steps = {{round(1, 100)}, {round(1, 0)}};
   L.Blocks[0].Segments.push_back(After);
   L.Blocks[0].Barriers = 1;
-  EXPECT_DOUBLE_EQ(predictLaunch(L, inRounds()).Cycles, 12 + 1 + 100);
+  EXPECT_DOUBLE_EQ(predictLaunch(L, inRounds()).Cycles, 10 + 107);
   // A new block starts from the reset value again.
   L.Blocks.push_back(L.Blocks[0]);
-  EXPECT_DOUBLE_EQ(predictLaunch(L, inRounds()).Cycles, 2 * (12 + 1 + 100));
+  EXPECT_DOUBLE_EQ(predictLaunch(L, inRounds()).Cycles, 2 * (10 + 107));
+  // The release itself: a segment ending in a datapath instruction at a
+  // barrier ends two cycles after that issue; one ending in a memory
+  // instruction (a hand-made profile) when it completes.
+  RoundsResult Bar = roundsCycles({{round(2, 0)}, {round(1, 0)}}, inRounds());
+  EXPECT_DOUBLE_EQ(segmentEnd(Bar, true).Cycles, 10);
+  EXPECT_DOUBLE_EQ(segmentEnd(Bar, true).DatapathBusy, 2);
+  EXPECT_DOUBLE_EQ(segmentEnd(Bar, false).Cycles, 12);
+  RoundsResult Load = roundsCycles({{round(1, 10)}}, inRounds());
+  EXPECT_DOUBLE_EQ(segmentEnd(Load, true).Cycles, 11);
+  EXPECT_DOUBLE_EQ(segmentEnd(Load, true).DatapathBusy, 0);
 }
 
 TEST(SimtModelRounds, OnByDefaultOffTheWindowsCost) {

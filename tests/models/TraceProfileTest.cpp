@@ -357,6 +357,27 @@ TEST(DeviceProfile, DoubledDramLatencyDoublesTheModelsMissLatency) {
   };
   EXPECT_NEAR(OneMiss(*Slow) - OneMiss(*Rtl), 100, 1e-6);
 
+  // A chain probe whose code spilled (a 4-register configuration) waited
+  // on local memory too: its figure is not the unit's latency, and the
+  // model keeps the generated tables for that unit (0: not measured).
+  llvm::json::Object Spilled = profileWith(113.234);
+  Spilled.getObject("probes")->getObject("iadd_lat")->insert(
+      {"delta", llvm::json::Object{{"local_load_bytes", 256}, {"local_store_bytes", 256}}});
+  (*Spilled.getObject("probes")->getObject("iadd_lat"))["value"] = 12.35;
+  llvm::Expected<ModelLatencies> Small = latenciesFromProfile(Spilled, "r4.json");
+  ASSERT_TRUE(bool(Small)) << llvm::toString(Small.takeError());
+  EXPECT_EQ(Small->AluReadyCycles, 0);
+  EXPECT_NEAR(Small->FpuReadyCycles, 5.234, 1e-9);
+  auto AddChain = [](const ModelLatencies *L) {
+    TraceProfiler T(config(), L);
+    T << "# launch kernel=k grid=1,1,1 block=32,1,1\n"
+      << "b=0 w=0 pc=0x0000 mask=ffffffff add r1, r1, r2 | r1=[0]\n"
+      << "b=0 w=0 pc=0x0004 mask=ffffffff add r1, r1, r2 | r1=[0]\n";
+    T.finish();
+    return predictLaunch(T.launches()[0]).Cycles;
+  };
+  EXPECT_EQ(AddChain(&*Small), AddChain(nullptr));
+
   // An iss profile counts instructions: refused, saying so.
   llvm::Expected<ModelLatencies> Iss =
       latenciesFromProfile(profileWith(1.078, "warp_instructions"), "iss.json");

@@ -345,12 +345,17 @@ TEST(Rtl, AllLanesLocalAccessesIgnoreExecLikeIss) {
     // next to the masked store's 40 x 4.
     EXPECT_EQ(C.get("local_store_bytes"), 2u * 32 * 4 + Threads * 4);
     EXPECT_EQ(C.get("local_load_bytes"), 2u * 32 * 4);
-    // The launch line says the local bytes per thread (the model's layout).
-    EXPECT_NE(Traces[Dev].find("# launch kernel=k grid=1,1,1 block=40,1,1 local=4\n"),
-              std::string::npos)
+    // The launch line says the local bytes per thread and where the rtl
+    // puts them: the next allocation after Out (the model's layout).
+    std::string Launch = "# launch kernel=k grid=1,1,1 block=40,1,1 local=4 local_base=" +
+                         std::string(formatv("{0:x8}", *Out + 256).str());
+    EXPECT_NE(Traces[Dev].find(Launch + "\n"), std::string::npos)
+        << Launch << '\n'
         << Traces[Dev].substr(0, 200);
   }
   EXPECT_TRUE(sameWarpTraces(Traces[0], Traces[1]));
+  // Both devices name the same base: the iss's is where the rtl's is.
+  EXPECT_EQ(Traces[0].substr(0, Traces[0].find('\n')), Traces[1].substr(0, Traces[1].find('\n')));
 }
 
 } // namespace

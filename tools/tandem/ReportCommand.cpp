@@ -521,8 +521,10 @@ struct Pending {
 
 /// The device addresses the runtime gives the problem's buffers: allocated
 /// in order, first fit from 1 MiB, 256-byte aligned, outputs with their
-/// guard words (microbench/Suite.cpp, sim/iss/DeviceMemory.cpp). Only the
-/// addresses' low bits matter to the model (L1 sets, DRAM channels).
+/// guard words (microbench/Suite.cpp, sim/iss/DeviceMemory.cpp); and, last,
+/// the address of the next allocation, where the rtl puts a launch's local
+/// memory (RtlSim.cpp). Only the addresses' low bits matter to the model
+/// (L1 sets, DRAM channels).
 std::vector<uint32_t> bufferAddresses(const suite::Problem &P) {
   std::vector<uint32_t> Out;
   uint64_t Next = 0x00100000;
@@ -531,6 +533,7 @@ std::vector<uint32_t> bufferAddresses(const suite::Problem &P) {
     uint64_t Words = B.Data.size() + (B.R != suite::Role::In ? suite::GuardWords : 0);
     Next += alignTo(std::max<uint64_t>(4, Words * 4), 256);
   }
+  Out.push_back(uint32_t(Next));
   return Out;
 }
 
@@ -544,6 +547,7 @@ Error staticProfiles(const ModelSetup &Model, const KernelImage &Img,
   for (const suite::Launch &La : P.Launches) {
     StaticLaunch S;
     S.Kernel = La.Kernel;
+    S.LocalBase = Addr.back();
     S.Grid = {La.Grid.X, La.Grid.Y, La.Grid.Z};
     S.Block = {La.Block.X, La.Block.Y, La.Block.Z};
     const KernelInfo *K = nullptr;
@@ -945,10 +949,14 @@ int reportCommand(int Argc, char **Argv) {
     if (*L) {
       Model.Latencies = **L;
       Model.Config = withProfileLatencies(*Config, **L);
-      R.Profile = formatv("{0}: DRAM latency {1:F1} cycles (configuration: {2}), ALU {3:F2}, "
-                          "FPU {4:F2} cycles per dependent op",
+      auto unitLatency = [](StringRef Unit, double Cycles) {
+        return Cycles > 0 ? formatv("{0} {1:F2} cycles per dependent op", Unit, Cycles).str()
+                          : (Unit + " from the generated tables (its probe spilled)").str();
+      };
+      R.Profile = formatv("{0}: DRAM latency {1:F1} cycles (configuration: {2}), {3}, {4}",
                           (*L)->Source, (*L)->DramLatencyCycles, Config->Dram.LatencyCycles,
-                          (*L)->AluReadyCycles, (*L)->FpuReadyCycles);
+                          unitLatency("ALU", (*L)->AluReadyCycles),
+                          unitLatency("FPU", (*L)->FpuReadyCycles));
     } else {
       R.Profile = "none: latencies from the configuration and the generated tables";
     }

@@ -402,9 +402,10 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
     *Opts.Trace << "# launch kernel=" << K->Name << " grid=" << P.Grid.X << ','
                 << P.Grid.Y << ',' << P.Grid.Z << " block=" << P.Block.X << ','
                 << P.Block.Y << ',' << P.Block.Z;
-    // Per-thread local bytes: the model lays out spill slots as the rtl does.
+    // Per-thread local bytes and where they live: the model lays out spill
+    // slots as the rtl does (the iss prints the same, docs/Trace.md).
     if (K->LocalBytes)
-      *Opts.Trace << " local=" << K->LocalBytes;
+      *Opts.Trace << " local=" << K->LocalBytes << " local_base=" << format_hex(LocalBase, 10);
     *Opts.Trace << '\n';
   }
 
