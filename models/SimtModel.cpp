@@ -290,10 +290,9 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     W[I].start(0, P);
   }
   const bool Gto = P.Scheduler == WarpScheduler::GreedyThenOldest;
-  double Now = 0, DatapathFree = 0, IterativeFree = 0, LsuFree = 0;
+  double Now = 0, DatapathFree = Start.DatapathFree, IterativeFree = 0, LsuFree = 0;
   // N: no warp (gto then takes the oldest ready one).
   size_t LastIssued = Start.LastIssued ? *Start.LastIssued : initialLastIssued({}, N, {}, P);
-  DatapathFree = Start.DatapathFree;
   // The earliest cycle warp I could issue its next instruction.
   auto earliestIssue = [&](size_t I) {
     const RoundWalker &R = W[I];

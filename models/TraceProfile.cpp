@@ -88,6 +88,8 @@ void LsuCostModel::fill(uint32_t Line, bool MakeDirty) {
 }
 
 void LsuCostModel::completeFills(std::vector<PendingFill> &Pending, double T) {
+  if (Pending.empty()) // every line of a hit or a store: nothing in flight
+    return;
   std::stable_sort(Pending.begin(), Pending.end(),
                    [](const PendingFill &A, const PendingFill &B) { return A.ReadyAt < B.ReadyAt; });
   size_t Done = 0;
@@ -330,7 +332,8 @@ struct TraceProfiler::WarpState {
 
 TraceProfiler::TraceProfiler(const AcceleratorConfig &C, const ModelLatencies *Lat,
                              bool CollectRounds)
-    : Config(C), CollectRounds(CollectRounds), LsuModel(std::make_unique<LsuCostModel>(C)) {
+    : Config(C), Params(ModelParams::forConfig(C)), CollectRounds(CollectRounds),
+      LsuModel(std::make_unique<LsuCostModel>(C)) {
   if (Lat)
     Latencies = *Lat;
   SetUnbuffered();
@@ -734,24 +737,29 @@ void TraceProfiler::replayRoundRobin(size_t S) {
   }
 }
 
-void TraceProfiler::replayInIssueOrder(size_t S, bool EndsAtBarrier, SegmentCarry &Carry) {
-  std::vector<WarpState *> Live;
+std::vector<unsigned> TraceProfiler::slotsIn(size_t S) const {
   std::vector<unsigned> Slots;
-  std::vector<std::vector<WarpStep>> Rounds; // the warps' rounds, moved here and back
   for (size_t Slot = 0; Slot < Warps.size(); ++Slot)
-    if (WarpState *W = Warps[Slot].get(); W && S < W->Segments.size()) {
-      Live.push_back(W);
+    if (Warps[Slot] && S < Warps[Slot]->Segments.size())
       Slots.push_back(unsigned(Slot));
-      Rounds.push_back(std::move(W->Steps[S])); // memory costs still 0: filled as they issue
-    }
-  const ModelParams P = ModelParams::forConfig(Config);
+  return Slots;
+}
+
+void TraceProfiler::replayInIssueOrder(size_t S, ArrayRef<unsigned> Slots, bool EndsAtBarrier,
+                                       SegmentCarry &Carry) {
+  std::vector<WarpState *> Live;
+  std::vector<std::vector<WarpStep>> Rounds; // the warps' rounds, moved here and back
+  for (unsigned Slot : Slots) {
+    Live.push_back(Warps[Slot].get());
+    Rounds.push_back(std::move(Live.back()->Steps[S])); // memory costs: filled as they issue
+  }
   // The walk's cycle 0 is the LSU's clock now. Without the issue cycles
   // the LSU model ran on its own clock, which only its busy time moves:
   // an idle stretch did not drain the DRAM queues, and a store after one
   // waited for slots long free (a store that cost the rtl 20 cycles cost
   // 100; spmv_merge under gto came out 5% over).
   const double Start = LsuModel->now();
-  RoundsResult Walk = roundsCycles(Rounds, P, [&](size_t I, size_t Step, double IssueCycle) {
+  RoundsResult Walk = roundsCycles(Rounds, Params, [&](size_t I, size_t Step, double IssueCycle) {
     LsuModel->idleUntil(Start + IssueCycle);
     WarpState &W = *Live[I];
     // Every memory round has its record, queued in program order.
@@ -763,7 +771,7 @@ void TraceProfiler::replayInIssueOrder(size_t S, bool EndsAtBarrier, SegmentCarr
     Round.Lsu += C.Cycles;
     Round.Dram += C.DramChannelCycles;
     return C.Cycles;
-  }, WalkStart{initialLastIssued(Slots, Live.size(), Carry.LastSlot, P), Carry.DatapathBusy});
+  }, WalkStart{initialLastIssued(Slots, Live.size(), Carry.LastSlot, Params), Carry.DatapathBusy});
   SegmentEnd End = segmentEnd(Walk, EndsAtBarrier);
   LsuModel->idleUntil(Start + End.Cycles);
   if (Walk.LastIssued < Slots.size())
@@ -802,16 +810,14 @@ void TraceProfiler::finishBlock() {
     // fixed order: 789 against the rtl's 6,793, and a prediction 75%
     // over). Without rounds: round-robin across warps, a warp's
     // back-to-back memory instructions together.
+    SegmentProfile &Seg = B.Segments[S];
+    Seg.Slots = slotsIn(S);
     if (CollectRounds)
-      replayInIssueOrder(S, S + 1 < NumSegments, Carry);
+      replayInIssueOrder(S, Seg.Slots, S + 1 < NumSegments, Carry);
     else
       replayRoundRobin(S);
-    SegmentProfile &Seg = B.Segments[S];
-    for (size_t Slot = 0; Slot < Warps.size(); ++Slot) {
+    for (unsigned Slot : Seg.Slots) {
       WarpState *W = Warps[Slot].get();
-      if (!W || S >= W->Segments.size())
-        continue;
-      Seg.Slots.push_back(unsigned(Slot));
       Seg.Warps.push_back(W->Segments[S]);
       if (CollectRounds) {
         std::vector<WarpStep> Rounds = std::move(W->Steps[S]); // Warps is cleared below
@@ -829,7 +835,7 @@ void TraceProfiler::finishBlock() {
   }
   // The next block starts after the block overhead: requests still in
   // flight (the last warps' stores) drain meanwhile.
-  LsuModel->idleUntil(LsuModel->now() + ModelParams::forConfig(Config).BlockOverheadCycles);
+  LsuModel->idleUntil(LsuModel->now() + Params.BlockOverheadCycles);
   L.Blocks.push_back(std::move(B));
   L.Memory = LsuModel->memory();
   Warps.clear();

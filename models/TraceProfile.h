@@ -211,13 +211,21 @@ private:
   void replayRoundRobin(size_t Segment);
   /// Costs them in the order roundsCycles issues them (needs rounds), with
   /// the default model constants and the configuration's scheduler (a
-  /// `tandem report --fit` refits the costing, not this order), the
-  /// scheduler's last issuer and the datapath carried in \p Carry from the
-  /// block's previous segment to the next (predictSegment does the same).
-  void replayInIssueOrder(size_t Segment, bool EndsAtBarrier, SegmentCarry &Carry);
+  /// `tandem report --fit` refits the costing, not this order), over the
+  /// warps in \p Slots, the scheduler's last issuer and the datapath
+  /// carried in \p Carry from the block's previous segment to the next
+  /// (predictSegment does the same).
+  void replayInIssueOrder(size_t Segment, llvm::ArrayRef<unsigned> Slots, bool EndsAtBarrier,
+                          SegmentCarry &Carry);
+  /// The warp slots that reach segment \p Segment, ascending
+  /// (SegmentProfile::Slots).
+  std::vector<unsigned> slotsIn(size_t Segment) const;
   void instruction(llvm::StringRef Line);
 
   AcceleratorConfig Config;
+  /// The default model constants for Config: the replay's scheduler and
+  /// block overhead.
+  ModelParams Params;
   std::optional<ModelLatencies> Latencies;
   bool CollectRounds;
   std::vector<LaunchProfile> Launches;

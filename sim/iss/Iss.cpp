@@ -289,6 +289,8 @@ Error Simulator::launch(const LaunchParams &P, Counters &Out) {
   L.Trace = Opts.Trace;
   L.S.WarpInstrs.assign(opcodeSlots(), 0);
   L.S.ThreadInstrs.assign(opcodeSlots(), 0);
+  // Every warp's local memory: LocalBytes per thread, interleaved by lane.
+  std::vector<uint8_t> LocalMem(size_t(L.NumWarps) * alignTo(L.LocalBytes, 4) * 32);
   if (L.Trace) {
     *L.Trace << "# launch kernel=" << K->Name << " grid=" << P.Grid.X << ','
              << P.Grid.Y << ',' << P.Grid.Z << " block=" << P.Block.X << ','
@@ -298,8 +300,7 @@ Error Simulator::launch(const LaunchParams &P, Counters &Out) {
     // same allocations): the model lays out spill slots as the rtl does.
     if (K->LocalBytes) {
       *L.Trace << " local=" << K->LocalBytes;
-      uint64_t Bytes = alignTo(K->LocalBytes, 4) * 32 * L.NumWarps;
-      if (Expected<uint32_t> Base = Mem.alloc(Bytes)) {
+      if (Expected<uint32_t> Base = Mem.alloc(LocalMem.size())) {
         *L.Trace << " local_base=" << format_hex(*Base, 10);
         consumeError(Mem.free(*Base));
       } else {
@@ -310,8 +311,6 @@ Error Simulator::launch(const LaunchParams &P, Counters &Out) {
   }
 
   std::vector<uint32_t> RegFile(size_t(L.NumWarps) * Prog.Rows * 32);
-  std::vector<uint8_t> LocalMem(size_t(L.NumWarps) * alignTo(L.LocalBytes, 4) *
-                                32);
   Error Result = runGrid(L, RegFile, LocalMem);
   fillCounters(L.S, Out);
   return Result;

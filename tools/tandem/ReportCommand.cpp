@@ -519,21 +519,25 @@ struct Pending {
 
 //===--- The static estimate ------------------------------------------------===//
 
+/// Where the runtime puts a problem's memory on a simulated device.
+struct DeviceLayout {
+  std::vector<uint32_t> Buffers; ///< each buffer's address, in buffer order
+  uint32_t LocalBase = 0;        ///< the next allocation: a launch's local memory (RtlSim.cpp)
+};
+
 /// The device addresses the runtime gives the problem's buffers: allocated
 /// in order, first fit from 1 MiB, 256-byte aligned, outputs with their
-/// guard words (microbench/Suite.cpp, sim/iss/DeviceMemory.cpp); and, last,
-/// the address of the next allocation, where the rtl puts a launch's local
-/// memory (RtlSim.cpp). Only the addresses' low bits matter to the model
-/// (L1 sets, DRAM channels).
-std::vector<uint32_t> bufferAddresses(const suite::Problem &P) {
-  std::vector<uint32_t> Out;
+/// guard words (microbench/Suite.cpp, sim/iss/DeviceMemory.cpp). Only the
+/// addresses' low bits matter to the model (L1 sets, DRAM channels).
+DeviceLayout deviceLayout(const suite::Problem &P) {
+  DeviceLayout Out;
   uint64_t Next = 0x00100000;
   for (const suite::Buffer &B : P.Buffers) {
-    Out.push_back(uint32_t(Next));
+    Out.Buffers.push_back(uint32_t(Next));
     uint64_t Words = B.Data.size() + (B.R != suite::Role::In ? suite::GuardWords : 0);
     Next += alignTo(std::max<uint64_t>(4, Words * 4), 256);
   }
-  Out.push_back(uint32_t(Next));
+  Out.LocalBase = uint32_t(Next);
   return Out;
 }
 
@@ -542,12 +546,13 @@ std::vector<uint32_t> bufferAddresses(const suite::Problem &P) {
 Error staticProfiles(const ModelSetup &Model, const KernelImage &Img,
                      const suite::Problem &P, StringRef Workload,
                      std::vector<LaunchProfile> &Out) {
-  std::vector<uint32_t> Addr = bufferAddresses(P);
+  DeviceLayout Layout = deviceLayout(P);
+  const std::vector<uint32_t> &Addr = Layout.Buffers;
   std::vector<StaticLaunch> Launches;
   for (const suite::Launch &La : P.Launches) {
     StaticLaunch S;
     S.Kernel = La.Kernel;
-    S.LocalBase = Addr.back();
+    S.LocalBase = Layout.LocalBase;
     S.Grid = {La.Grid.X, La.Grid.Y, La.Grid.Z};
     S.Block = {La.Block.X, La.Block.Y, La.Block.Z};
     const KernelInfo *K = nullptr;
