@@ -604,29 +604,35 @@ void refSpmvBalanced(Problem &P) {
   P.Checks.push_back(approx(indexOf(P, "carryVal"), CarryVal, std::move(CarryMag), 1e-5));
 }
 
-/// C = A * B: A a 75 x 120 power-law CSR matrix (0..24 nonzeros per row,
-/// some rows empty), B dense 120 x 45; 32 x 4 blocks, a thread per element
-/// of C (45 columns: the second block column is mostly masked off).
-Problem genSpmm(std::mt19937 &Rng, const Limits &) {
+/// C = A * B for \p A (rows x k) and a random dense B (k x N in [-1, 1)):
+/// a thread per element of C in 32 x 4 blocks; no reference.
+Problem spmmInputs(const sparse::CsrMatrix &A, uint32_t N, std::mt19937 &Rng) {
   Problem P;
-  const uint32_t Rows = 75, K = 120, N = 45, BlockX = 32, BlockY = 4;
-  addCsr(P, cantFail(sparse::generatePowerLaw(sparseSeed(Rng), Rows, K, 0.5, 0, 24)));
+  const uint32_t BlockX = 32, BlockY = 4;
+  addCsr(P, A);
   P.Sizes["n"] = N;
-  unsigned B = P.addBuffer("B", Role::In, Elem::F32, randomFloats(Rng, K * N, -1, 1));
-  unsigned C = P.addOutput("C", Elem::F32, Rows * N);
+  unsigned B = P.addBuffer("B", Role::In, Elem::F32, randomFloats(Rng, size_t(A.Cols) * N, -1, 1));
+  unsigned C = P.addOutput("C", Elem::F32, size_t(A.Rows) * N);
   Launch La;
   La.Kernel = "spmm_csr";
-  La.Grid = {ceilDiv(N, BlockX), ceilDiv(Rows, BlockY), 1};
+  La.Grid = {ceilDiv(N, BlockX), ceilDiv(A.Rows, BlockY), 1};
   La.Block = {BlockX, BlockY, 1};
-  La.Args = {Arg::s32(Rows), Arg::s32(N), Arg::buffer(indexOf(P, "rowPtr")),
+  La.Args = {Arg::s32(A.Rows), Arg::s32(N), Arg::buffer(indexOf(P, "rowPtr")),
              Arg::buffer(indexOf(P, "colIdx")), Arg::buffer(indexOf(P, "vals")), Arg::buffer(B),
              Arg::buffer(C)};
   P.Launches.push_back(std::move(La));
   return P;
 }
 
-// At most 24 terms in row order: within 1e-5 of sum |a_ik * b_kj|; the
-// rows of empty A rows exactly 0.
+/// A 75 x 120 power-law CSR matrix (0..24 nonzeros per row, some rows
+/// empty) times B 120 x 45 (the second block column mostly masked off).
+Problem genSpmm(std::mt19937 &Rng, const Limits &) {
+  return spmmInputs(cantFail(sparse::generatePowerLaw(sparseSeed(Rng), 75, 120, 0.5, 0, 24)), 45,
+                    Rng);
+}
+
+// Every row's terms in order: within 1e-5 of sum |a_ik * b_kj|; the rows
+// of empty A rows exactly 0.
 void refSpmm(Problem &P) {
   const uint32_t Rows = P.size("rows"), N = P.size("n");
   const std::vector<uint32_t> &RowPtr = P.buffer("rowPtr").Data;
@@ -640,8 +646,23 @@ void refSpmm(Problem &P) {
         Want[size_t(R) * N + Col] += T;
         Mag[size_t(R) * N + Col] += std::fabs(T);
       }
-  P.Checks.push_back(approx(indexOf(P, "C"), Want, std::move(Mag), 1e-5));
+  // Float sums of up to L terms: relative error ~L * 2^-24 of sum |terms|.
+  uint32_t Longest = 0;
+  for (uint32_t R = 0; R < Rows; ++R)
+    Longest = std::max(Longest, RowPtr[R + 1] - RowPtr[R]);
+  P.Checks.push_back(
+      approx(indexOf(P, "C"), Want, std::move(Mag), std::max(1e-5, 4.0 * (Longest + 1) * 6e-8)));
 }
+
+} // namespace
+
+Problem spmmProblem(const sparse::CsrMatrix &A, uint32_t N, std::mt19937 &Rng) {
+  Problem P = spmmInputs(A, N, Rng);
+  refSpmm(P);
+  return P;
+}
+
+namespace {
 
 //===--- divergent --------------------------------------------------------===//
 

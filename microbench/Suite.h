@@ -28,6 +28,7 @@
 #pragma once
 
 #include "compiler/Compiler.h"
+#include "sparse/Csr.h"
 #include "tandem/Config.h"
 #include "tandem/KernelImage.h"
 #include "tandem/Runtime.h"
@@ -205,6 +206,12 @@ struct SuiteCase {
 llvm::ArrayRef<SuiteCase> suiteCases();
 /// The case called \p Name, or null.
 const SuiteCase *findCase(llvm::StringRef Name);
+
+/// C = A * B on spmm_csr (the spmm case's kernel) for any CSR matrix \p A
+/// (rows x k) and a random dense B (k x \p N, drawn from \p Rng): a thread
+/// per element of C in 32 x 4 blocks, with its host reference. `tandem
+/// report` runs it on matrices.
+Problem spmmProblem(const sparse::CsrMatrix &A, uint32_t N, std::mt19937 &Rng);
 
 /// The kernels folder: $TANDEM_SUITE_DIR if set, else the source tree's
 /// microbench/kernels if it exists, else the installed copy

@@ -421,6 +421,14 @@ std::vector<WarpStep> meanRounds(llvm::ArrayRef<std::vector<WarpStep>> Warps) {
   return Mean;
 }
 
+/// Charges \p Excess, what unequal warps cost beyond the balanced block, to
+/// the part users look for it under: before a barrier the early warps wait
+/// there for the slowest (synchronization: Nsight's "stall barrier"); at
+/// the block's end they have exited and the core idles (load imbalance).
+void chargeUnequalWarps(double Excess, bool EndsAtBarrier, Breakdown &Parts) {
+  (EndsAtBarrier ? Parts.Synchronization : Parts.LoadImbalance) += Excess;
+}
+
 } // namespace
 
 Prediction predictSegment(const SegmentProfile &S, const ModelParams &P, SegmentCarry *Carry,
@@ -446,7 +454,7 @@ Prediction predictSegment(const SegmentProfile &S, const ModelParams &P, Segment
         segmentEnd(roundsCycles(Balanced, P, nullptr, Start), EndsAtBarrier).Cycles;
     double Imbalance = std::max(0.0, Cycles - BalancedCycles);
     attribute(Cycles - Imbalance, totalsOf(S.Steps, P), Out.Parts);
-    Out.Parts.LoadImbalance = Imbalance;
+    chargeUnequalWarps(Imbalance, EndsAtBarrier, Out.Parts);
     Out.Cycles = Cycles;
     Out.Bound = Out.Parts.dominant();
     return Out;
@@ -481,7 +489,7 @@ Prediction predictSegment(const SegmentProfile &S, const ModelParams &P, Segment
     Core = Balanced;
     attribute(Core, T, Out.Parts);
   }
-  Out.Parts.LoadImbalance = Imbalance;
+  chargeUnequalWarps(Imbalance, EndsAtBarrier, Out.Parts);
   Out.Cycles = Core + Imbalance;
   Out.Bound = Out.Parts.dominant();
   return Out;

@@ -224,8 +224,12 @@ struct Breakdown {
   double Compute = 0;          ///< datapath and iterative unit busy
   double MemoryBandwidth = 0;  ///< DRAM channel busy
   double MemoryLatency = 0;    ///< LSU time beyond bandwidth, not hidden
-  double Synchronization = 0;  ///< barriers
-  double LoadImbalance = 0;    ///< unequal warps (and blocks) vs a balanced block
+  /// Warps waiting at a barrier for the slowest: what a segment that ends
+  /// at a barrier costs beyond the same block with equal warps (plus
+  /// barrier_cycles per barrier).
+  double Synchronization = 0;
+  /// The same excess in a block's last segment: warps that exited early.
+  double LoadImbalance = 0;
   double Launch = 0;           ///< per-block and per-launch fixed costs
 
   double total() const;

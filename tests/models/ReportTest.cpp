@@ -277,13 +277,25 @@ TEST(ReportSchema, QuickRunOutput) {
   const json::Array *Rows = Doc->getAsObject()->getArray("rows");
   ASSERT_TRUE(Rows);
   EXPECT_GE(Rows->size(), 6u);
-  bool Measured = false, Matrix = false;
+  bool Measured = false, Matrix = false, SpmmOnMatrix = false;
   for (const json::Value &V : *Rows) {
-    Measured |= V.getAsObject()->getNumber("measured").has_value();
-    Matrix |= *V.getAsObject()->getString("group") != "suite";
+    const json::Object &Row = *V.getAsObject();
+    Measured |= Row.getNumber("measured").has_value();
+    Matrix |= *Row.getString("group") != "suite";
+    SpmmOnMatrix |= *Row.getString("group") == "matrix" && *Row.getString("workload") == "spmm" &&
+                    Row.getNumber("measured").has_value();
   }
   EXPECT_TRUE(Measured) << "no rtl measurement in the quick report";
   EXPECT_TRUE(Matrix) << "no SpMV input in the quick report";
+  EXPECT_TRUE(SpmmOnMatrix) << "no measured SpMM row on a matrix file in the quick report";
+  // The SpMV pick chooses among the SpMV variants only.
+  const json::Array *Picks = Doc->getAsObject()->getArray("spmv_picks");
+  ASSERT_TRUE(Picks);
+  EXPECT_FALSE(Picks->empty());
+  for (const json::Value &V : *Picks)
+    for (StringRef Key : {"picked", "fastest"})
+      EXPECT_TRUE(V.getAsObject()->getString(Key).value_or("").starts_with("spmv_"))
+          << Key.str() << " of a pick: " << V.getAsObject()->getString(Key).value_or("?").str();
 }
 
 /// The rows of the report.json at the path in environment variable \p Var.

@@ -98,6 +98,21 @@ TEST(SimtModel, UnequalWarpsCostLoadImbalance) {
   EXPECT_DOUBLE_EQ(P.Parts.LoadImbalance, 100);
 }
 
+TEST(SimtModel, WaitingAtABarrierIsSynchronization) {
+  // The same unequal warps (100 and 300 cycles) before a barrier and after
+  // it: the early warp waits at the barrier (synchronization), then exits
+  // early (load imbalance).
+  ModelParams Par = noOverheads();
+  Par.DependencyExposure = 1.0;
+  LaunchProfile L = oneBlock({warp(0, 0, 0, 100), warp(0, 0, 0, 300)});
+  L.Blocks[0].Segments.push_back(L.Blocks[0].Segments[0]);
+  L.Blocks[0].Barriers = 1;
+  Prediction P = predictLaunch(L, Par);
+  EXPECT_DOUBLE_EQ(P.Cycles, 600);
+  EXPECT_DOUBLE_EQ(P.Parts.Synchronization, 100);
+  EXPECT_DOUBLE_EQ(P.Parts.LoadImbalance, 100);
+}
+
 TEST(SimtModel, BlocksAddUpWithTheirOverheads) {
   ModelParams Par = noOverheads();
   Par.BlockOverheadCycles = 10;
@@ -194,6 +209,26 @@ TEST(SimtModelRounds, UnequalWarpsCostLoadImbalance) {
   Prediction P = predictLaunch(L, inRounds());
   EXPECT_NEAR(P.Cycles, 300, 1e-6);
   EXPECT_NEAR(P.Parts.LoadImbalance, 99, 1e-6);
+}
+
+TEST(SimtModelRounds, WaitingAtABarrierIsSynchronization) {
+  // The warps above before a barrier and after it: before, the short warp
+  // waits at the barrier for the long one (synchronization); after, it
+  // exits early (load imbalance). Each is the 99 cycles beyond two mean
+  // warps.
+  WarpStep Short, Long;
+  Short.Dependency = 100;
+  Short.HasMemory = Long.HasMemory = true;
+  Long.Dependency = 300;
+  LaunchProfile L = oneBlock({warp(0, 0), warp(0, 0)});
+  L.Blocks[0].Segments[0].Steps = {{Short}, {Long}};
+  L.Blocks[0].Segments.push_back(L.Blocks[0].Segments[0]);
+  L.Blocks[0].Barriers = 1;
+  Prediction P = predictLaunch(L, inRounds());
+  EXPECT_NEAR(P.Cycles, 600, 1e-6);
+  EXPECT_NEAR(P.Parts.Synchronization, 99, 1e-6);
+  EXPECT_NEAR(P.Parts.LoadImbalance, 99, 1e-6);
+  EXPECT_NEAR(P.Parts.total(), P.Cycles, 1e-6);
 }
 
 TEST(SimtModelRounds, AMemoryIssueMovesTheRoundRobinPointer) {

@@ -69,6 +69,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,9 @@ namespace {
 /// The suite kernels the model's two fitted constants were fitted on; every
 /// other kernel and every matrix is "not tuned on".
 constexpr StringRef CalibrationCases[] = {"vadd", "block_reduce", "sgemm_tiled", "divergent"};
+/// Columns of the dense B (and C) in the SpMM rows on matrices: one warp
+/// covers a row of C.
+constexpr uint32_t SpmmColumns = 32;
 /// --quick runs these suite cases only.
 constexpr StringRef QuickCases[] = {"vadd", "saxpy", "block_reduce", "transpose",
                                     "spmv_vector", "hash64"};
@@ -106,6 +110,10 @@ struct Options {
   bool MatricesGiven = false;
   /// Matrices with more nonzeros are cut to their first rows (see Notes).
   uint64_t MaxNnz = 100000;
+  /// SpMM (C = A x B, B with SpmmColumns columns) runs on each matrix's
+  /// first rows holding at most this many nonzeros: a nonzero costs a warp
+  /// iteration there, against 1/32 of one in warp-per-row SpMV.
+  uint64_t SpmmMaxNnz = 4000;
   unsigned MaxMatrices = 100;
   /// How many iss/rtl runs go at once: TANDEM_JOBS, else the hardware
   /// threads. The runs are deterministic, so the report is the same for any.
@@ -116,7 +124,7 @@ struct Options {
 };
 
 void printHelp(raw_ostream &OS) {
-  OS << "OVERVIEW: run the kernel suite and SpMV on matrices, predict each launch with the "
+  OS << "OVERVIEW: run the kernel suite and SpMV and SpMM on matrices, predict each launch with the "
         "simt model and compare with the device\n\n"
         "USAGE: tandem report [options]\n\n"
         "OPTIONS:\n"
@@ -130,11 +138,15 @@ void printHelp(raw_ostream &OS) {
         "build-gpu-bundle)\n"
         "  --gpu-profile FILE    gpu profile for the model (default: the results' measured "
         "profile over profiles/h200-reference.json)\n"
-        "  --matrices DIR        Matrix Market files (*.mtx) to run SpMV on (default: "
+        "  --matrices DIR        Matrix Market files (*.mtx) to run SpMV and SpMM on (default: "
      << TANDEM_SHARED_MATRICES_DIR
      << ")\n"
         "  --max-nnz N           cut larger matrices to their first rows holding at most N "
         "nonzeros (default: 100000: every shared matrix whole)\n"
+        "  --spmm-max-nnz N      SpMM (C = A x B, B dense with "
+     << SpmmColumns
+     << " columns) on each matrix's first rows holding at most N nonzeros (default: 4000; "
+        "--quick: 400); 0: no SpMM rows\n"
         "  --config FILE         accelerator configuration (default: configs/default.json)\n"
         "  --out DIR             output folder (default: report)\n"
         "  --quick               a few kernels, two small matrices, one generated input "
@@ -181,7 +193,8 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     }
     auto [Name, Inline] = Arg.split('=');
     static constexpr StringRef WithValue[] = {"--device", "--matrices", "--config", "--out",
-                                              "--max-nnz", "--profile", "--gpu-results",
+                                              "--max-nnz", "--spmm-max-nnz", "--profile",
+                                              "--gpu-results",
                                               "--gpu-bundle", "--gpu-profile",
                                               "--model-rounds"};
     if (!is_contained(WithValue, Name))
@@ -223,6 +236,9 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     } else if (Name == "--max-nnz") {
       if (Value.getAsInteger(0, O.MaxNnz) || O.MaxNnz == 0)
         return usageError("--max-nnz needs a positive integer, not '" + Value + "'");
+    } else if (Name == "--spmm-max-nnz") {
+      if (Value.getAsInteger(0, O.SpmmMaxNnz))
+        return usageError("--spmm-max-nnz needs a non-negative integer, not '" + Value + "'");
     }
   }
   // gpu rows need the runner's results; with the default device they are
@@ -245,6 +261,7 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     O.MatricesDir = TANDEM_SHARED_MATRICES_DIR;
   if (O.Quick) {
     O.MaxNnz = std::min<uint64_t>(O.MaxNnz, 3000);
+    O.SpmmMaxNnz = std::min<uint64_t>(O.SpmmMaxNnz, 400);
     O.MaxMatrices = 2;
   }
   StringRef Jobs = getenv("TANDEM_JOBS") ? getenv("TANDEM_JOBS") : "";
@@ -1068,6 +1085,44 @@ int reportCommand(int Argc, char **Argv) {
     }
   }
 
+  // SpMM on matrices: C = A x B on the first rows of A (--spmm-max-nnz).
+  const suite::SuiteCase *Spmm = suite::findCase("spmm");
+  const KernelImage *SpmmImg = nullptr;
+  if (Spmm && !Matrices.empty() && O.SpmmMaxNnz > 0) {
+    if (Expected<const KernelImage *> Img = ImageOf(*Spmm)) {
+      SpmmImg = *Img;
+    } else {
+      errs() << "tandem report: compiling the SpMM kernel: " << toString(Img.takeError())
+             << '\n';
+      Ok = false;
+    }
+  }
+  std::string SpmmCuts;
+  for (const NamedMatrix &M : SpmmImg ? Matrices : std::vector<NamedMatrix>{}) {
+    auto Begin = Clock::now();
+    Job J;
+    J.Workload = "spmm";
+    J.Input = M.Input;
+    J.Group = M.Group;
+    J.Img = SpmmImg;
+    const bool Cut = M.A.nnz() > O.SpmmMaxNnz;
+    sparse::CsrMatrix A = Cut ? firstRows(M.A, O.SpmmMaxNnz) : M.A;
+    if (Cut)
+      SpmmCuts += formatv("{0}{1} {2} of {3} rows", SpmmCuts.empty() ? "" : ", ",
+                          M.Group == "matrix" ? sys::path::filename(M.Input) : StringRef(M.Input),
+                          A.Rows, M.A.Rows);
+    std::mt19937 Rng(7);
+    J.Problem = suite::spmmProblem(A, SpmmColumns, Rng);
+    Times.add(Phase::Inputs, Begin);
+    Jobs.push_back(std::move(J));
+  }
+  if (SpmmImg)
+    R.Notes.push_back(formatv("spmm rows: C = A x B, B dense with {0} columns of random values "
+                              "in [-1, 1), A the matrix's first rows holding at most {1} "
+                              "nonzeros (--spmm-max-nnz){2}{3}",
+                              SpmmColumns, O.SpmmMaxNnz, SpmmCuts.empty() ? "" : ": ",
+                              SpmmCuts));
+
   // Every job's iss run (then its static estimate) and rtl run, O.Jobs at a
   // time; the rows are made in job order as the jobs finish.
   errs() << formatv("tandem report: {0} workloads, {1} run{2} at a time (TANDEM_JOBS)\n",
@@ -1158,7 +1213,8 @@ int reportCommand(int Argc, char **Argv) {
     const ReportRow *Picked = nullptr, *Fastest = nullptr;
     for (const Pending &P : Rows) {
       const ReportRow &Row = P.Row;
-      if (Row.Device != "rtl" || Row.Input != M.Input || !Row.Measured)
+      if (Row.Device != "rtl" || Row.Input != M.Input || !Row.Measured ||
+          !is_contained(SpmvVariants, StringRef(Row.Workload)))
         continue;
       if (!Picked || Row.Predicted < Picked->Predicted)
         Picked = &Row;
