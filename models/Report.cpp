@@ -39,6 +39,34 @@ double percentile(std::vector<double> V, double P) {
   return V[std::clamp<size_t>(Rank, 1, V.size()) - 1];
 }
 
+std::vector<SpmvPick> spmvPicks(ArrayRef<ReportRow> Rows) {
+  // (device, input) in the order the rows first name them.
+  std::vector<std::pair<std::string, std::string>> Keys;
+  for (const ReportRow &Row : Rows)
+    if (Row.Measured && is_contained(SpmvVariants, Row.Workload) &&
+        !is_contained(Keys, std::make_pair(Row.Device, Row.Input)))
+      Keys.emplace_back(Row.Device, Row.Input);
+  std::vector<SpmvPick> Out;
+  for (const auto &[Device, Input] : Keys) {
+    const ReportRow *Picked = nullptr, *Fastest = nullptr;
+    unsigned Variants = 0;
+    for (const ReportRow &Row : Rows) {
+      if (Row.Device != Device || Row.Input != Input || !Row.Measured ||
+          !is_contained(SpmvVariants, Row.Workload))
+        continue;
+      ++Variants;
+      if (!Picked || Row.Predicted < Picked->Predicted)
+        Picked = &Row;
+      if (!Fastest || *Row.Measured < *Fastest->Measured)
+        Fastest = &Row;
+    }
+    if (Variants >= 2)
+      Out.push_back({Device, Input, Picked->Unit, Picked->Workload, Fastest->Workload,
+                     *Picked->Measured, *Fastest->Measured});
+  }
+  return Out;
+}
+
 namespace {
 
 std::vector<Accuracy> accuracyOf(const std::vector<ReportRow> &Rows,
@@ -200,7 +228,8 @@ void writeJson(const Report &R, raw_ostream &OS) {
   size_t Within = 0;
   for (const SpmvPick &P : R.Picks) {
     Within += P.within10();
-    Picks.push_back(json::Object{{"input", P.Input},
+    Picks.push_back(json::Object{{"device", P.Device},
+                                 {"input", P.Input},
                                  {"picked", P.Picked},
                                  {"fastest", P.Fastest},
                                  {"picked_measured", P.PickedMeasured},
@@ -311,18 +340,28 @@ void writeMarkdown(const Report &R, raw_ostream &OS) {
            << Row.StaticReason << " |\n";
   }
   if (!R.Picks.empty()) {
-    size_t Within = 0;
+    OS << "\n## SpMV variant picks\n\n";
+    std::vector<std::string> Devices;
     for (const SpmvPick &P : R.Picks)
-      Within += P.within10();
-    OS << "\n## SpMV variant picks\n\nThe model's pick was within 10% of the fastest "
-          "measured variant on "
-       << Within << " of " << R.Picks.size()
-       << " inputs.\n\n| input | picked | fastest | picked cycles | fastest cycles | within "
-          "10% |\n|---|---|---|---:|---:|---|\n";
+      if (!is_contained(Devices, P.Device))
+        Devices.push_back(P.Device);
+    for (const std::string &D : Devices) {
+      size_t Within = 0, Of = 0;
+      for (const SpmvPick &P : R.Picks)
+        if (P.Device == D) {
+          Within += P.within10();
+          ++Of;
+        }
+      OS << D << ": the model's pick was within 10% of the fastest measured variant on "
+         << Within << " of " << Of << " inputs.\n\n";
+    }
+    OS << "| device | input | picked | fastest | picked, measured | fastest, measured | "
+          "within 10% |\n|---|---|---|---|---:|---:|---|\n";
     for (const SpmvPick &P : R.Picks)
-      OS << "| " << P.Input << " | " << P.Picked << " | " << P.Fastest << " | "
-         << cycles(P.PickedMeasured) << " | " << cycles(P.FastestMeasured) << " | "
-         << (P.within10() ? "yes" : "no") << " |\n";
+      OS << "| " << P.Device << " | " << P.Input << " | " << P.Picked << " | " << P.Fastest
+         << " | " << amount(P.Unit, P.PickedMeasured) << " | "
+         << amount(P.Unit, P.FastestMeasured) << " | " << (P.within10() ? "yes" : "no")
+         << " |\n";
   }
   if (!R.Notes.empty()) {
     OS << "\n## Notes\n\n";
@@ -470,10 +509,11 @@ void writeHtml(const Report &R, raw_ostream &OS) {
        << "</td></tr>\n";
   OS << "</table>\n";
   if (!R.Picks.empty()) {
-    OS << "<h2>SpMV variant picks</h2>\n<table><tr><th>input</th><th>picked</th><th>fastest</th>"
-          "<th>within 10%</th></tr>\n";
+    OS << "<h2>SpMV variant picks</h2>\n<table><tr><th>device</th><th>input</th><th>picked</th>"
+          "<th>fastest</th><th>within 10%</th></tr>\n";
     for (const SpmvPick &P : R.Picks)
-      OS << "<tr><td>" << svg::escape(sys::path::filename(P.Input).str()) << "</td><td>"
+      OS << "<tr><td>" << svg::escape(P.Device) << "</td><td>"
+         << svg::escape(sys::path::filename(P.Input).str()) << "</td><td>"
          << svg::escape(P.Picked) << "</td><td>" << svg::escape(P.Fastest) << "</td><td>"
          << (P.within10() ? "yes" : "no") << "</td></tr>\n";
     OS << "</table>\n";

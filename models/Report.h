@@ -58,13 +58,24 @@ struct ReportRow {
   std::optional<double> staticErrorPct() const;
 };
 
-/// For one matrix: the SpMV variant the model picks and the fastest measured.
+/// The SpMV variants a report runs on each input, and the model picks among.
+inline constexpr llvm::StringLiteral SpmvVariants[] = {"spmv_scalar", "spmv_vector",
+                                                       "spmv_merge"};
+
+/// For one device and input: the SpMV variant the model picks and the
+/// fastest measured, in the rows' unit.
 struct SpmvPick {
-  std::string Input;
+  std::string Device, Input, Unit;
   std::string Picked, Fastest;
   double PickedMeasured = 0, FastestMeasured = 0;
   bool within10() const { return PickedMeasured <= FastestMeasured * 1.10; }
 };
+
+/// Per device and input (in the rows' order), among the SpmvVariants rows
+/// with a measurement: the one with the least predicted time against the
+/// one with the least measured. An input with fewer than two measured
+/// variants has no pick (nothing to choose between).
+std::vector<SpmvPick> spmvPicks(llvm::ArrayRef<ReportRow> Rows);
 
 struct Accuracy {
   std::string Device;

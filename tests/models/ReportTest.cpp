@@ -32,6 +32,18 @@ std::string schemaViolation(const json::Value &Doc) {
                       "notes"})
     if (!Top->get(K))
       return ("missing top-level key '" + K + "'").str();
+  const json::Array *Picks = Top->getArray("spmv_picks");
+  if (!Picks)
+    return "'spmv_picks' is not a list";
+  for (size_t I = 0; I < Picks->size(); ++I) {
+    const json::Object *P = (*Picks)[I].getAsObject();
+    std::string At = "spmv_picks[" + std::to_string(I) + "]";
+    if (!P)
+      return At + " is not an object";
+    for (StringRef K : {"device", "input", "picked", "fastest"})
+      if (!P->getString(K))
+        return (At + "." + K + " is not a string").str();
+  }
   const json::Array *Rows = Top->getArray("rows");
   if (!Rows)
     return "'rows' is not a list";
@@ -117,7 +129,7 @@ Report sampleReport() {
   C.Device = "iss";
   C.Measured.reset();
   R.Rows = {A, B, C};
-  R.Picks.push_back({"/m/olm1000.mtx", "spmv_merge", "spmv_vector", 105, 100});
+  R.Picks.push_back({"rtl", "/m/olm1000.mtx", "cycles", "spmv_merge", "spmv_vector", 105, 100});
   return R;
 }
 
@@ -220,6 +232,44 @@ TEST(Report, SummaryIsMedianAndP90PerDevice) {
       << R.summaryLine();
   EXPECT_DOUBLE_EQ(percentile({5, 1, 3, 2, 4}, 50), 3);
   EXPECT_TRUE(R.Picks[0].within10());
+}
+
+TEST(Report, SpmvPicksPerDeviceAndInput) {
+  auto Row = [](StringRef Device, StringRef Workload, StringRef Input, double Predicted,
+                std::optional<double> Measured) {
+    ReportRow R;
+    R.Device = Device.str();
+    R.Workload = Workload.str();
+    R.Input = Input.str();
+    R.Unit = Device == "gpu" ? "ms" : "cycles";
+    R.Predicted = Predicted;
+    R.Measured = Measured;
+    return R;
+  };
+  std::vector<ReportRow> Rows = {
+      Row("rtl", "spmv_scalar", "a.mtx", 300, 310), Row("rtl", "spmv_vector", "a.mtx", 200, 270),
+      Row("rtl", "spmv_merge", "a.mtx", 250, 240),
+      // SpMM is not an SpMV variant: never picked, even when predicted least.
+      Row("rtl", "spmm", "a.mtx", 10, 20),
+      // The same input on the gpu is a pick of its own, in ms.
+      Row("gpu", "spmv_scalar", "a.mtx", 0.5, 0.40), Row("gpu", "spmv_vector", "a.mtx", 0.3, 0.42),
+      // One measured variant (the other failed there): nothing to choose.
+      Row("gpu", "spmv_scalar", "b.mtx", 0.5, 0.4), Row("gpu", "spmv_merge", "b.mtx", 0.1, {}),
+      // iss rows have no measurement.
+      Row("iss", "spmv_scalar", "a.mtx", 300, {}), Row("iss", "spmv_vector", "a.mtx", 200, {})};
+  std::vector<SpmvPick> P = spmvPicks(Rows);
+  ASSERT_EQ(P.size(), 2u);
+  EXPECT_EQ(P[0].Device, "rtl");
+  EXPECT_EQ(P[0].Input, "a.mtx");
+  EXPECT_EQ(P[0].Picked, "spmv_vector");
+  EXPECT_EQ(P[0].Fastest, "spmv_merge");
+  EXPECT_DOUBLE_EQ(P[0].PickedMeasured, 270);
+  EXPECT_FALSE(P[0].within10()); // 270 > 1.1 x 240
+  EXPECT_EQ(P[1].Device, "gpu");
+  EXPECT_EQ(P[1].Unit, "ms");
+  EXPECT_EQ(P[1].Picked, "spmv_vector");
+  EXPECT_EQ(P[1].Fastest, "spmv_scalar");
+  EXPECT_TRUE(P[1].within10()); // 0.42 <= 1.1 x 0.40
 }
 
 TEST(Report, FilesAreWrittenWhole) {

@@ -606,8 +606,6 @@ Error staticProfiles(const ModelSetup &Model, const KernelImage &Img,
 
 void predictStatic(Pending &P, const ModelParams &Params);
 
-const char *const SpmvVariants[] = {"spmv_scalar", "spmv_vector", "spmv_merge"};
-
 /// The merge-path carries (docs/Sparse.md) replayed on the host: the merge
 /// is walked once across all slices (a row end comes before a nonzero at
 /// the same position), and each slice's stopping row and partial sum kept.
@@ -1072,13 +1070,13 @@ int reportCommand(int Argc, char **Argv) {
     }
   }
   for (const NamedMatrix &M : SpmvImg && MergeImg ? Matrices : std::vector<NamedMatrix>{}) {
-    for (const char *Variant : SpmvVariants) {
+    for (StringRef Variant : SpmvVariants) {
       auto Begin = Clock::now();
       Job J;
-      J.Workload = Variant;
+      J.Workload = Variant.str();
       J.Input = M.Input;
       J.Group = M.Group;
-      J.Img = StringRef(Variant) == "spmv_merge" ? MergeImg : SpmvImg;
+      J.Img = Variant == "spmv_merge" ? MergeImg : SpmvImg;
       J.Problem = spmvProblem(M.A, Variant, SuiteOpts.Limit, 7);
       Times.add(Phase::Inputs, Begin);
       Jobs.push_back(std::move(J));
@@ -1208,24 +1206,6 @@ int reportCommand(int Argc, char **Argv) {
     Times.add(Phase::Predict, Begin);
   }
 
-  // The model's SpMV pick per matrix (rtl rows).
-  for (const NamedMatrix &M : Matrices) {
-    const ReportRow *Picked = nullptr, *Fastest = nullptr;
-    for (const Pending &P : Rows) {
-      const ReportRow &Row = P.Row;
-      if (Row.Device != "rtl" || Row.Input != M.Input || !Row.Measured ||
-          !is_contained(SpmvVariants, StringRef(Row.Workload)))
-        continue;
-      if (!Picked || Row.Predicted < Picked->Predicted)
-        Picked = &Row;
-      if (!Fastest || *Row.Measured < *Fastest->Measured)
-        Fastest = &Row;
-    }
-    if (Picked && Fastest)
-      R.Picks.push_back({M.Input, Picked->Workload, Fastest->Workload, *Picked->Measured,
-                         *Fastest->Measured});
-  }
-
   R.Notes.push_back("model_inputs 'iss-assisted': the model reads the iss instruction trace "
                     "of the same launch (per-warp instruction mix, memory addresses)");
   R.Notes.push_back("static_predicted: the same model on a purely static profile "
@@ -1242,6 +1222,7 @@ int reportCommand(int Argc, char **Argv) {
     R.Rows.push_back(std::move(P.Row));
   if (O.Gpu && !addGpuRows(O, R))
     Ok = false;
+  R.Picks = spmvPicks(R.Rows);
   auto WriteBegin = Clock::now();
   if (Error E = writeReportFiles(R, O.OutDir)) {
     errs() << "tandem report: error: " << toString(std::move(E)) << '\n';
