@@ -44,6 +44,11 @@ constexpr double RequestPathCycles = 1;
 /// Cycles from the harness accepting a param/const request to its response
 /// (RtlSim.cpp, acceptRequest: on-core constant memory).
 constexpr double OnCoreCycles = 2;
+/// Cycles the harness spends starting a block (RtlSim.cpp, runBlock: the
+/// edge that raises `start`) that the rtl's `cycles` counter does not count
+/// (no warp is running yet) but the DRAM model does: the previous block's
+/// requests still in flight drain one cycle more than the counted gap.
+constexpr double BlockStartCycles = 1;
 
 //===--- LsuCostModel -------------------------------------------------------===//
 
@@ -334,8 +339,22 @@ TraceProfiler::TraceProfiler(const AcceleratorConfig &C, const ModelLatencies *L
                              bool CollectRounds)
     : Config(C), Params(ModelParams::forConfig(C)), CollectRounds(CollectRounds),
       LsuModel(std::make_unique<LsuCostModel>(C)) {
-  if (Lat)
-    Latencies = *Lat;
+  // A dependent chain's step is ready max(latency, Cpw + 1) after its
+  // issue (the datapath streams Cpw cycles; see instruction()). The probes
+  // chain add/xor (ALU) and ffma (FPU). Before 2026-12-02 the measured
+  // step replaced the latency of every instruction of the unit: at 32
+  // lanes imul's 4 became iadd's 2, and spmm came out 175 cycles short.
+  const double Cpw = C.cyclesPerWarpInstr();
+  auto Shift = [&](double Measured, simt::Opcode Probe) {
+    if (Measured <= 0)
+      return 0.0; // not measured: the tables
+    double Table = simt::getSchedClassDesc(simt::getDesc(Probe).Sched).Latency;
+    return std::round(Measured) - std::max(Table, Cpw + 1);
+  };
+  if (Lat) {
+    AluReadyShift = Shift(Lat->AluReadyCycles, simt::Opcode::ADD);
+    FpuReadyShift = Shift(Lat->FpuReadyCycles, simt::Opcode::FFMA);
+  }
   SetUnbuffered();
 }
 
@@ -563,12 +582,10 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   if (!IsLsu) {
     StringRef Unit = simt::getFuncUnitName(S.Unit);
     bool Iterative = Unit.equals_insensitive("sfu");
-    double Latency = S.Latency;
-    if (Latencies && Latencies->AluReadyCycles > 0 && Unit.equals_insensitive("alu"))
-      Latency = std::round(Latencies->AluReadyCycles);
-    else if (Latencies && Latencies->FpuReadyCycles > 0 && Unit.equals_insensitive("fpu"))
-      Latency = std::round(Latencies->FpuReadyCycles);
-    double Ready = std::max<double>(Latency, Cpw + 1);
+    double Shift = Unit.equals_insensitive("alu")   ? AluReadyShift
+                   : Unit.equals_insensitive("fpu") ? FpuReadyShift
+                                                    : 0;
+    double Ready = std::max<double>(std::max<double>(S.Latency, Cpw + 1) + Shift, Cpw + 1);
     WarpDemand Add;
     Add.Service[Datapath] = Cpw;
     if (Iterative) {
@@ -833,9 +850,12 @@ void TraceProfiler::finishBlock() {
         Seg.Windows[K].push_back(Wins[K]);
     }
   }
-  // The next block starts after the block overhead: requests still in
-  // flight (the last warps' stores) drain meanwhile.
-  LsuModel->idleUntil(LsuModel->now() + Params.BlockOverheadCycles);
+  // The next block starts after the block overhead and the harness's start
+  // edge: requests still in flight (the last warps' stores) drain during
+  // both (before 2026-12-02 only the overhead: a block whose first
+  // parameter loads waited for DRAM room behind those stores came out one
+  // cycle late, 19 cycles of vadd's 113,396 at a 300-cycle DRAM latency).
+  LsuModel->idleUntil(LsuModel->now() + Params.BlockOverheadCycles + BlockStartCycles);
   L.Blocks.push_back(std::move(B));
   L.Memory = LsuModel->memory();
   Warps.clear();

@@ -167,8 +167,10 @@ llvm::SmallVector<std::pair<uint8_t, bool>, 4> namedRegisters(const simt::Decode
 /// launch (see the file comment).
 class TraceProfiler : public llvm::raw_ostream {
 public:
-  /// \p Latencies: ALU and FPU result latencies from a measured profile
-  /// (DeviceProfile.h) instead of the generated tables; null: the tables.
+  /// \p Latencies: ALU and FPU dependent-chain times from a measured
+  /// profile (DeviceProfile.h): every instruction of the unit becomes ready
+  /// that much later (or sooner) than the generated tables say, the
+  /// difference the probe's own chain shows; null: the tables.
   /// (The profile's DRAM latency comes in through \p C.) \p CollectRounds:
   /// also cut each warp into rounds (SegmentProfile::Steps), which only
   /// ModelParams::CostInRounds uses; off, Steps stay empty and the profile
@@ -226,7 +228,11 @@ private:
   /// The default model constants for Config: the replay's scheduler and
   /// block overhead.
   ModelParams Params;
-  std::optional<ModelLatencies> Latencies;
+  /// Cycles the profile's chain probes add to the tables' ready time of
+  /// every ALU and FPU instruction: the measured chain time less what the
+  /// tables give the probe's instruction (0 on the rtl, whose tables are
+  /// right; 0 without a profile or where the probe spilled).
+  double AluReadyShift = 0, FpuReadyShift = 0;
   bool CollectRounds;
   std::vector<LaunchProfile> Launches;
   std::string Partial;

@@ -387,6 +387,33 @@ TEST(DeviceProfile, DoubledDramLatencyDoublesTheModelsMissLatency) {
   EXPECT_NE(Why.find("warp_instructions"), std::string::npos) << Why;
 }
 
+TEST(DeviceProfile, AChainProbeShiftsEveryInstructionOfItsUnit) {
+  // At 32 lanes (a 1-cycle stream) the add chain probe reads 2 cycles a
+  // step, the tables' add latency: a multiply (4 in the tables, on the
+  // same ALU) keeps its 4. Before 2026-12-02 the probe's 2 replaced it, and
+  // spmm came out 175 cycles short at 32 lanes.
+  AcceleratorConfig Wide;
+  Wide.Lanes = 32;
+  auto MulAddAdd = [&](const ModelLatencies *L) {
+    TraceProfiler T(Wide, L);
+    T << "# launch kernel=k grid=1,1,1 block=32,1,1\n"
+      << "b=0 w=0 pc=0x0000 mask=ffffffff mul r1, r1, r2 | r1=[0]\n"
+      << "b=0 w=0 pc=0x0004 mask=ffffffff add r3, r1, r2 | r3=[0]\n"
+      << "b=0 w=0 pc=0x0008 mask=ffffffff add r4, r3, r2 | r4=[0]\n";
+    T.finish();
+    return predictLaunch(T.launches()[0]).Cycles;
+  };
+  ModelLatencies Rtl;
+  Rtl.AluReadyCycles = 2.01;
+  Rtl.FpuReadyCycles = 4.0;
+  EXPECT_EQ(MulAddAdd(&Rtl), MulAddAdd(nullptr));
+  // A device whose add chain takes 3 a step: every ALU result is ready a
+  // cycle later, the multiply's too (two dependent steps: 2 cycles).
+  ModelLatencies Slow = Rtl;
+  Slow.AluReadyCycles = 3.0;
+  EXPECT_EQ(MulAddAdd(&Slow), MulAddAdd(nullptr) + 2);
+}
+
 namespace {
 /// One warp: an add, a load that misses, two adds.
 constexpr const char *OneWarpTrace =
