@@ -76,7 +76,7 @@ Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream *A
     return E;
   printStage(Opts, "isel", Fn);
 
-  if (Opts.OptLevel > 0) {
+  if (Opts.OptLevel > 0 && Opts.Schedule) {
     sched::ScheduleOptions Sched;
     Sched.NumRegisters = Opts.NumRegisters;
     Sched.GlobalMemoryLatency = Opts.GlobalMemoryLatency;
@@ -171,6 +171,16 @@ Expected<CompileResult> compilePtxModule(Module &M, StringRef SourceName,
 }
 
 } // namespace
+
+CompileOptions optionsFor(const AcceleratorConfig &C) {
+  CompileOptions O;
+  O.Target = "simt";
+  O.OptLevel = 2;
+  O.Emit = EmitKind::Obj;
+  O.NumRegisters = C.Registers;
+  O.GlobalMemoryLatency = C.Dram.LatencyCycles;
+  return O;
+}
 
 Expected<CompileResult> compileFile(StringRef Path, const CompileOptions &Opts) {
   bool IsPtx = Opts.Target == "ptx";

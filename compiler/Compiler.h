@@ -5,7 +5,8 @@
 //   isel::prepareModule          LLVM passes: -O pipeline, structurize, checks
 //   per kernel:
 //     isel::selectSimt           IR -> SSA MIR (table-driven patterns)
-//     sched::scheduleFunction    list scheduling over the .td latencies (-O1+)
+//     sched::scheduleFunction    list scheduling over the .td latencies (-O1+,
+//                                unless --no-schedule)
 //     isel::lowerControlFlow     exec masks, branches, out of SSA
 //     regalloc::allocateRegisters  + checkAllocation
 //     emit::printSimtAsm         -> assembly text
@@ -19,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tandem/Config.h"
 #include "tandem/KernelImage.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -51,7 +53,14 @@ struct CompileOptions {
   llvm::raw_ostream *PrintStream = nullptr;
   /// Run the register-allocation checker (on by default; it is cheap).
   bool CheckAllocation = true;
+  /// Run the list scheduler at -O1 and above (--no-schedule: off, to see
+  /// what it gives; the code is then in selection order).
+  bool Schedule = true;
 };
+
+/// simt at -O2, a kernel image, with what \p C decides: its registers and
+/// its DRAM latency (the scheduler hoists global loads by it).
+CompileOptions optionsFor(const AcceleratorConfig &C);
 
 struct KernelReport {
   std::string Name;

@@ -190,12 +190,7 @@ uint32_t f32(float F) { return bit_cast<uint32_t>(F); }
 Error Prober::use(StringRef Probe, StringRef File) {
   auto It = Images.find(File.str());
   if (It == Images.end()) {
-    compiler::CompileOptions O;
-    O.Target = "simt";
-    O.OptLevel = 2;
-    O.Emit = compiler::EmitKind::Obj;
-    O.NumRegisters = C.Registers;
-    O.GlobalMemoryLatency = C.Dram.LatencyCycles;
+    compiler::CompileOptions O = compiler::optionsFor(C);
     SmallString<256> Path(probesDir());
     sys::path::append(Path, File);
     Expected<compiler::CompileResult> R = compiler::compileFile(Path, O);

@@ -1096,12 +1096,9 @@ Problem SuiteCase::makeProblem(const RunOptions &Opts) const {
   return P;
 }
 
-Expected<compiler::CompileResult> compileCase(const SuiteCase &C, unsigned NumRegisters) {
-  compiler::CompileOptions O;
+Expected<compiler::CompileResult> compileCase(const SuiteCase &C, compiler::CompileOptions O) {
   O.Target = "simt";
-  O.OptLevel = 2;
   O.Emit = compiler::EmitKind::Obj;
-  O.NumRegisters = NumRegisters;
   return compiler::compileFile(C.sourcePath(), O);
 }
 

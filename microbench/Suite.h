@@ -218,10 +218,11 @@ Problem spmmProblem(const sparse::CsrMatrix &A, uint32_t N, std::mt19937 &Rng);
 /// (<prefix>/share/tandem/microbench).
 std::string kernelsDir();
 
-/// Compiles the case's source for simt with the suite's options (-O2, obj)
-/// and \p NumRegisters registers.
+/// Compiles the case's source with \p O (compiler::optionsFor a
+/// configuration: -O2 with its registers and DRAM latency), for simt, to a
+/// kernel image.
 llvm::Expected<compiler::CompileResult> compileCase(const SuiteCase &C,
-                                                    unsigned NumRegisters);
+                                                    compiler::CompileOptions O);
 
 /// Runs an already built problem (for runners that change it, e.g. larger
 /// sizes); run() is makeProblem + loadImage + runProblem.

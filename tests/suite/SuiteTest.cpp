@@ -80,7 +80,9 @@ const Compiled &compiled(const SuiteCase &C, unsigned NumRegisters) {
   static std::map<std::pair<std::string, unsigned>, Compiled> Cache;
   auto [It, Inserted] = Cache.try_emplace({C.Source, NumRegisters});
   if (Inserted) {
-    Expected<compiler::CompileResult> R = compileCase(C, NumRegisters);
+    AcceleratorConfig Config;
+    Config.Registers = NumRegisters;
+    Expected<compiler::CompileResult> R = compileCase(C, compiler::optionsFor(Config));
     if (!R)
       It->second.Error = toString(R.takeError());
     else if (!R->Image)

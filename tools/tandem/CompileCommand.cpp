@@ -3,7 +3,7 @@
 //   tandem compile FILE.cu|FILE.ll|FILE.bc [--target simt|ptx] [-O0..-O3]
 //                  [--emit ll|mir|asm|obj] [-o OUT] [--config CFG.json]
 //                  [--print-after PASS]... [--arch sm_90] [-I DIR]
-//                  [-D NAME[=V]] [--stats]
+//                  [-D NAME[=V]] [--stats] [--no-schedule]
 //
 // Runs the back end (compiler/Compiler.h) and writes one output, atomically
 // (a temporary file next to OUT, then rename), so a failed compile never
@@ -56,12 +56,14 @@ void printCompileHelp(raw_ostream &OS) {
         "                      (default: configs/default.json)\n"
         "  --print-after PASS  print the code after PASS to standard error; "
         "PASS is one of our\n"
-        "                      stages (prepare, isel, lower-cfg, regalloc; ptx: out-of-ssa) or "
+        "                      stages (prepare, isel, schedule, lower-cfg, regalloc; ptx: out-of-ssa) or "
         "an LLVM pass name;\n"
         "                      repeat for several\n"
         "  --arch SM           the CUDA architecture clang compiles for "
         "(default sm_90)\n"
         "  -I DIR, -D NAME[=V] include directory, macro (passed to clang)\n"
+        "  --no-schedule       simt: skip the list scheduler (run at -O1 and above), "
+        "to see what it gives\n"
         "  --stats             print, per kernel, registers used, spill bytes "
         "and instructions\n"
         "                      to standard error\n"
@@ -145,6 +147,8 @@ int parseOptions(int Argc, char **Argv, Options &O) {
 
     if (Name == "--stats" && !HasInline) {
       O.Stats = true;
+    } else if (Name == "--no-schedule" && !HasInline) {
+      O.Compile.Schedule = false;
     } else if (Name == "--target") {
       if (!Value())
         return Need();
@@ -272,6 +276,7 @@ int compileCommand(int Argc, char **Argv) {
   if (!Config)
     return failure(toString(Config.takeError()));
   O.Compile.NumRegisters = Config->Registers;
+  O.Compile.GlobalMemoryLatency = Config->Dram.LatencyCycles;
   O.Compile.PrintStream = &errs();
 
   Expected<compiler::CompileResult> R = compiler::compileFile(O.Input, O.Compile);

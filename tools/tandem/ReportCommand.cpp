@@ -98,6 +98,9 @@ constexpr StringRef QuickCases[] = {"vadd", "saxpy", "block_reduce", "transpose"
 
 struct Options {
   bool Rtl = true, Iss = false, Gpu = false, Quick = false, Fit = false;
+  /// --no-schedule: the kernels compiled without the list scheduler (an
+  /// A/B of what it gives, row by row against a default report).
+  bool Schedule = true;
   bool DeviceGiven = false;
   /// gpu rows come from the runner's results (docs/GPU.md): the lent GPU
   /// machine has no LLVM, so `tandem report` cannot run there itself.
@@ -151,6 +154,8 @@ void printHelp(raw_ostream &OS) {
         "  --out DIR             output folder (default: report)\n"
         "  --quick               a few kernels, two small matrices, one generated input "
         "(under 2 minutes)\n"
+        "  --no-schedule         compile every kernel without the list scheduler (compare "
+        "with a default report to see what it gives)\n"
         "  --fit                 grid-search the model's two fitted constants on the "
         "calibration kernels and print them\n"
         "  --profile quick|none|FILE  where the model's DRAM/ALU/FPU latencies come from: "
@@ -189,6 +194,10 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     }
     if (Arg == "--fit") {
       O.Fit = true;
+      continue;
+    }
+    if (Arg == "--no-schedule") {
+      O.Schedule = false;
       continue;
     }
     auto [Name, Inline] = Arg.split('=');
@@ -1001,7 +1010,9 @@ int reportCommand(int Argc, char **Argv) {
     if (It != Images.end())
       return &It->second;
     auto Begin = Clock::now();
-    Expected<compiler::CompileResult> Compiled = suite::compileCase(C, Config->Registers);
+    compiler::CompileOptions CO = compiler::optionsFor(*Config);
+    CO.Schedule = O.Schedule;
+    Expected<compiler::CompileResult> Compiled = suite::compileCase(C, CO);
     Times.add(Phase::Compile, Begin);
     if (!Compiled)
       return Compiled.takeError();
@@ -1218,6 +1229,9 @@ int reportCommand(int Argc, char **Argv) {
   R.Notes.push_back(formatv("calibration kernels (the two fitted constants): {0}; all other "
                             "rows are not tuned on",
                             join(std::begin(CalibrationCases), std::end(CalibrationCases), ", ")));
+  if (!O.Schedule)
+    R.Notes.push_back("--no-schedule: every kernel was compiled without the list scheduler "
+                      "(code in selection order)");
   for (Pending &P : Rows)
     R.Rows.push_back(std::move(P.Row));
   if (O.Gpu && !addGpuRows(O, R))

@@ -114,6 +114,8 @@ void printRunHelp(raw_ostream &OS) {
         "object\n"
         "  -O0 .. -O3         optimization level for a .cu/.ll/.bc input "
         "(default -O2)\n"
+        "  --no-schedule      compile a .cu/.ll/.bc input for simt without the list "
+        "scheduler\n"
         "  --device NAME      iss (default), rtl, or gpu (PTX on an NVIDIA GPU "
         "through the CUDA\n"
         "                     driver: a .cu/.ll/.bc source is compiled with "
@@ -217,6 +219,7 @@ struct Options {
   uint64_t Dump = 0;
   uint64_t StepLimit = 1ull << 32;
   unsigned OptLevel = 2;
+  bool Schedule = true; ///< --no-schedule: compile without the list scheduler
   bool Json = false;
   std::vector<ArgSpec> Args;
   std::vector<SymbolSet> Sets;
@@ -518,6 +521,8 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       O.Json = true;
     } else if (Name == "--predict" && !HasInline) {
       O.Predict = true;
+    } else if (Name == "--no-schedule" && !HasInline) {
+      O.Schedule = false;
     } else if (Arg.starts_with("-O") && !Arg.starts_with("--")) {
       StringRef Level = Arg.drop_front(2);
       if (Level.size() != 1 || Level[0] < '0' || Level[0] > '3')
@@ -665,12 +670,11 @@ struct CompiledInfo {
   std::vector<compiler::KernelReport> Kernels;
 };
 
-Expected<KernelImage> compileInput(StringRef Path, unsigned OptLevel,
+Expected<KernelImage> compileInput(StringRef Path, unsigned OptLevel, bool Schedule,
                                    const AcceleratorConfig &Config, CompiledInfo &Info) {
-  compiler::CompileOptions CO;
+  compiler::CompileOptions CO = compiler::optionsFor(Config);
   CO.OptLevel = OptLevel;
-  CO.Emit = compiler::EmitKind::Obj;
-  CO.NumRegisters = Config.Registers;
+  CO.Schedule = Schedule;
   Expected<compiler::CompileResult> R = compiler::compileFile(Path, CO);
   if (!R)
     return R.takeError();
@@ -1123,7 +1127,7 @@ int runCommand(int Argc, char **Argv) {
   std::string Ptx; // --device gpu: the module loadPtx gets
   Expected<KernelImage> Img = Gpu ? loadPtxInput(O.Input, O.OptLevel, Ptx)
                               : isCompilerInput(O.Input)
-                                  ? compileInput(O.Input, O.OptLevel, *Config, Compiled)
+                                  ? compileInput(O.Input, O.OptLevel, O.Schedule, *Config, Compiled)
                                   : loadInput(O.Input);
   if (!Img) {
     if (Gpu || !StringRef(O.Input).ends_with(".s"))
