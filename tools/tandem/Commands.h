@@ -17,5 +17,6 @@ int samplesCommand(int Argc, char **Argv); // SamplesCommand.cpp
 int reportCommand(int Argc, char **Argv);  // ReportCommand.cpp
 int profileCommand(int Argc, char **Argv); // ProfileCommand.cpp
 int suiteExportCommand(int Argc, char **Argv); // SuiteExportCommand.cpp
+int compareCommand(int Argc, char **Argv);  // CompareCommand.cpp
 
 } // namespace tandem::cli

@@ -46,9 +46,11 @@ const Command Commands[] = {
     {"suite-export", "write the kernel suite (PTX, inputs, references) for the GPU runner",
      tandem::cli::suiteExportCommand},
     {"report",
-     "run the suite and SpMV on matrices, predict each with the simt model, "
+     "run the suite, SpMV and SpMM on matrices, predict each with the simt model, "
      "compare with rtl",
      tandem::cli::reportCommand},
+    {"compare", "two reports row by row: what a change did, and what the model said",
+     tandem::cli::compareCommand},
 };
 
 void printHelp(raw_ostream &OS) {
