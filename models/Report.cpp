@@ -31,6 +31,18 @@ std::optional<double> ReportRow::staticErrorPct() const {
   return (*StaticPredicted - *Measured) / *Measured * 100.0;
 }
 
+std::string displayInput(StringRef Group, StringRef Input) {
+  return (Group == "matrix" ? sys::path::filename(Input) : Input).str();
+}
+
+std::string displayAmount(StringRef Unit, std::optional<double> V) {
+  if (!V)
+    return "-";
+  if (Unit == "cycles")
+    return formatv("{0:N}", uint64_t(std::llround(*V))).str();
+  return formatv("{0:F4} {1}", *V, Unit).str();
+}
+
 double percentile(std::vector<double> V, double P) {
   if (V.empty())
     return 0;
@@ -272,17 +284,6 @@ std::string pct(std::optional<double> V) {
   return V ? formatv("{0:+0.0;-0.0}%", *V).str() : "-";
 }
 
-std::string cycles(std::optional<double> V) {
-  return V ? formatv("{0:N}", uint64_t(std::llround(*V))).str() : "-";
-}
-
-/// A row's value in its unit: cycles as whole numbers (rtl, iss), other
-/// units (the gpu's ms) with four decimals and the unit.
-std::string amount(StringRef Unit, std::optional<double> V) {
-  if (Unit == "cycles" || !V)
-    return cycles(V);
-  return formatv("{0:F4} {1}", *V, Unit).str();
-}
 
 void accuracyTable(const Report &R, raw_ostream &OS) {
   OS << "| rows | device | n | median \\|error\\| | p90 \\|error\\| |\n|---|---|---:|---:|---:|\n";
@@ -321,12 +322,12 @@ void writeMarkdown(const Report &R, raw_ostream &OS) {
      << "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n";
   for (const ReportRow &Row : R.Rows)
     OS << "| " << Row.Device << " | " << Row.Workload << (Row.TunedOn ? " (tuned on)" : "")
-       << " | " << Row.Input << " | " << amount(Row.Unit, Row.Predicted) << " | " << amount(Row.Unit, Row.Measured)
+       << " | " << Row.Input << " | " << displayAmount(Row.Unit, Row.Predicted) << " | " << displayAmount(Row.Unit, Row.Measured)
        << " | " << pct(Row.errorPct()) << " | " << Row.Bound << " | "
-       << amount(Row.Unit, Row.Parts.Compute) << " | " << amount(Row.Unit, Row.Parts.MemoryBandwidth) << " | "
-       << amount(Row.Unit, Row.Parts.MemoryLatency) << " | " << amount(Row.Unit, Row.Parts.Synchronization)
-       << " | " << amount(Row.Unit, Row.Parts.LoadImbalance) << " | " << amount(Row.Unit, Row.Parts.Launch)
-       << " | " << Row.ModelInputs << " | " << amount(Row.Unit, Row.StaticPredicted) << " | "
+       << displayAmount(Row.Unit, Row.Parts.Compute) << " | " << displayAmount(Row.Unit, Row.Parts.MemoryBandwidth) << " | "
+       << displayAmount(Row.Unit, Row.Parts.MemoryLatency) << " | " << displayAmount(Row.Unit, Row.Parts.Synchronization)
+       << " | " << displayAmount(Row.Unit, Row.Parts.LoadImbalance) << " | " << displayAmount(Row.Unit, Row.Parts.Launch)
+       << " | " << Row.ModelInputs << " | " << displayAmount(Row.Unit, Row.StaticPredicted) << " | "
        << pct(Row.staticErrorPct()) << " |\n";
   bool AnyReason = llvm::any_of(R.Rows, [](const ReportRow &Row) {
     return !Row.StaticReason.empty();
@@ -359,8 +360,8 @@ void writeMarkdown(const Report &R, raw_ostream &OS) {
           "within 10% |\n|---|---|---|---|---:|---:|---|\n";
     for (const SpmvPick &P : R.Picks)
       OS << "| " << P.Device << " | " << P.Input << " | " << P.Picked << " | " << P.Fastest
-         << " | " << amount(P.Unit, P.PickedMeasured) << " | "
-         << amount(P.Unit, P.FastestMeasured) << " | " << (P.within10() ? "yes" : "no")
+         << " | " << displayAmount(P.Unit, P.PickedMeasured) << " | "
+         << displayAmount(P.Unit, P.FastestMeasured) << " | " << (P.within10() ? "yes" : "no")
          << " |\n";
   }
   if (!R.Notes.empty()) {
@@ -374,9 +375,7 @@ void writeMarkdown(const Report &R, raw_ostream &OS) {
 
 namespace {
 
-std::string shortInput(const ReportRow &Row) {
-  return Row.Group == "matrix" ? sys::path::filename(Row.Input).str() : Row.Input;
-}
+std::string shortInput(const ReportRow &Row) { return displayInput(Row.Group, Row.Input); }
 
 std::string rowLabel(const ReportRow &Row) {
   return Row.Workload + (Row.Group == "suite" ? "" : " " + shortInput(Row));
@@ -502,10 +501,10 @@ void writeHtml(const Report &R, raw_ostream &OS) {
   for (const ReportRow &Row : R.Rows)
     OS << "<tr><td>" << svg::escape(Row.Device) << "</td><td>"
        << svg::escape(Row.Workload + (Row.TunedOn ? " (tuned on)" : "")) << "</td><td>"
-       << svg::escape(shortInput(Row)) << "</td><td>" << amount(Row.Unit, Row.Predicted) << "</td><td>"
-       << amount(Row.Unit, Row.Measured) << "</td><td>" << pct(Row.errorPct()) << "</td><td>"
+       << svg::escape(shortInput(Row)) << "</td><td>" << displayAmount(Row.Unit, Row.Predicted) << "</td><td>"
+       << displayAmount(Row.Unit, Row.Measured) << "</td><td>" << pct(Row.errorPct()) << "</td><td>"
        << svg::escape(Row.Bound) << "</td><td>" << svg::escape(Row.ModelInputs) << "</td><td>"
-       << amount(Row.Unit, Row.StaticPredicted) << "</td><td>" << pct(Row.staticErrorPct())
+       << displayAmount(Row.Unit, Row.StaticPredicted) << "</td><td>" << pct(Row.staticErrorPct())
        << "</td></tr>\n";
   OS << "</table>\n";
   if (!R.Picks.empty()) {

@@ -107,6 +107,13 @@ struct Report {
   std::string summaryLine() const;
 };
 
+/// How tables name an input: a matrix (group "matrix") by its file name,
+/// anything else as it is.
+std::string displayInput(llvm::StringRef Group, llvm::StringRef Input);
+/// A value in its unit: cycles as whole numbers with separators, other
+/// units (the gpu's ms) with four decimals and the unit; "-" if absent.
+std::string displayAmount(llvm::StringRef Unit, std::optional<double> V);
+
 /// Nearest-rank percentile \p P (0..100) of \p V (copied, sorted); 0 if empty.
 double percentile(std::vector<double> V, double P);
 

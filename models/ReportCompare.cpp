@@ -6,9 +6,10 @@
 
 #include "ReportCompare.h"
 
+#include "Report.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <map>
@@ -83,18 +84,6 @@ std::string ratio(std::optional<double> R) {
   return R ? formatv("{0:F4}", *R).str() : std::string("-");
 }
 
-std::string amount(std::optional<double> V, StringRef Unit) {
-  if (!V)
-    return "-";
-  return Unit == "cycles" ? formatv("{0:N}", uint64_t(std::llround(*V))).str()
-                          : formatv("{0:F4}", *V).str();
-}
-
-/// Matrix rows name their file by path: the file name is enough to read.
-std::string shortInput(const ReportRowKey &R) {
-  return R.Group == "matrix" ? sys::path::filename(R.Input).str() : R.Input;
-}
-
 } // namespace
 
 Comparison compareReports(StringRef NameA, std::vector<ReportRowKey> A, StringRef NameB,
@@ -165,8 +154,8 @@ void printComparison(const Comparison &C, raw_ostream &OS) {
                 "input", "measured A", "measured B", "B/A", "model B/A");
   for (const ComparedRow &R : C.Rows)
     OS << formatv("{0,-6} {1,-14} {2,-34} {3,14} {4,14} {5,10} {6,10}\n", R.A.Device,
-                  R.A.Workload, StringRef(shortInput(R.A)).take_front(34),
-                  amount(R.A.Measured, R.A.Unit), amount(R.B.Measured, R.B.Unit),
+                  R.A.Workload, StringRef(displayInput(R.A.Group, R.A.Input)).take_front(34),
+                  displayAmount(R.A.Unit, R.A.Measured), displayAmount(R.B.Unit, R.B.Measured),
                   ratio(R.measuredRatio()), ratio(R.predictedRatio()));
   OS << "\ngeometric mean of B/A (measured; the model's over the same rows):\n";
   for (const ComparedGroup &G : C.groups())
@@ -179,7 +168,7 @@ void printComparison(const Comparison &C, raw_ostream &OS) {
     OS << "\nonly in " << Side << ": " << Rows.size() << " row" << (Rows.size() == 1 ? "" : "s")
        << '\n';
     for (const ReportRowKey &R : Rows)
-      OS << "  " << R.Device << ' ' << R.Workload << ' ' << shortInput(R) << '\n';
+      OS << "  " << R.Device << ' ' << R.Workload << ' ' << displayInput(R.Group, R.Input) << '\n';
   };
   Unpaired(C.OnlyA, "A");
   Unpaired(C.OnlyB, "B");

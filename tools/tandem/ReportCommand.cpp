@@ -1118,7 +1118,7 @@ int reportCommand(int Argc, char **Argv) {
     sparse::CsrMatrix A = Cut ? firstRows(M.A, O.SpmmMaxNnz) : M.A;
     if (Cut)
       SpmmCuts += formatv("{0}{1} {2} of {3} rows", SpmmCuts.empty() ? "" : ", ",
-                          M.Group == "matrix" ? sys::path::filename(M.Input) : StringRef(M.Input),
+                          displayInput(M.Group, M.Input),
                           A.Rows, M.A.Rows);
     std::mt19937 Rng(7);
     J.Problem = suite::spmmProblem(A, SpmmColumns, Rng);
