@@ -270,6 +270,18 @@ size_t initialLastIssued(llvm::ArrayRef<unsigned> Slots, size_t N,
   return Pos;
 }
 
+WalkStart SegmentCarry::walkStart(llvm::ArrayRef<unsigned> Slots, size_t N,
+                                  const ModelParams &P) const {
+  return {initialLastIssued(Slots, N, LastSlot, P), DatapathBusy};
+}
+
+void SegmentCarry::advance(const RoundsResult &Walk, const SegmentEnd &End,
+                           llvm::ArrayRef<unsigned> Slots) {
+  if (Walk.LastIssued < Walk.WarpEnd.size())
+    LastSlot = Slots.empty() ? unsigned(Walk.LastIssued) : Slots[Walk.LastIssued];
+  DatapathBusy = End.DatapathBusy;
+}
+
 SegmentEnd segmentEnd(const RoundsResult &Walk, bool AtBarrier) {
   if (!AtBarrier || !Walk.LastIssueWasDatapath)
     return {Walk.Cycles, 0};
@@ -439,16 +451,12 @@ Prediction predictSegment(const SegmentProfile &S, const ModelParams &P, Segment
     // where the scheduler and the datapath stand.
     Prediction Out;
     const size_t N = S.Steps.size();
-    SegmentCarry In = Carry ? *Carry : SegmentCarry();
-    WalkStart Start{initialLastIssued(S.Slots, N, In.LastSlot, P), In.DatapathBusy};
+    WalkStart Start = (Carry ? *Carry : SegmentCarry()).walkStart(S.Slots, N, P);
     RoundsResult Walk = roundsCycles(S.Steps, P, nullptr, Start);
     SegmentEnd End = segmentEnd(Walk, EndsAtBarrier);
     double Cycles = End.Cycles;
-    if (Carry) {
-      if (Walk.LastIssued < N)
-        Carry->LastSlot = S.Slots.empty() ? unsigned(Walk.LastIssued) : S.Slots[Walk.LastIssued];
-      Carry->DatapathBusy = End.DatapathBusy;
-    }
+    if (Carry)
+      Carry->advance(Walk, End, S.Slots);
     std::vector<std::vector<WarpStep>> Balanced(N, meanRounds(S.Steps));
     double BalancedCycles =
         segmentEnd(roundsCycles(Balanced, P, nullptr, Start), EndsAtBarrier).Cycles;

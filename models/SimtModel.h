@@ -306,6 +306,12 @@ SegmentEnd segmentEnd(const RoundsResult &Walk, bool AtBarrier);
 struct SegmentCarry {
   std::optional<unsigned> LastSlot;
   double DatapathBusy = 0;
+
+  /// Where the walk of a segment whose N warps sit in \p Slots
+  /// (SegmentProfile::Slots; empty: 0..N-1) starts from this carry.
+  WalkStart walkStart(llvm::ArrayRef<unsigned> Slots, size_t N, const ModelParams &P) const;
+  /// Takes what that walk, ended at \p End, leaves for the next segment.
+  void advance(const RoundsResult &Walk, const SegmentEnd &End, llvm::ArrayRef<unsigned> Slots);
 };
 
 /// Where the scheduler's last-issuer register stands when a segment whose

@@ -788,12 +788,10 @@ void TraceProfiler::replayInIssueOrder(size_t S, ArrayRef<unsigned> Slots, bool 
     Round.Lsu += C.Cycles;
     Round.Dram += C.DramChannelCycles;
     return C.Cycles;
-  }, WalkStart{initialLastIssued(Slots, Live.size(), Carry.LastSlot, Params), Carry.DatapathBusy});
+  }, Carry.walkStart(Slots, Live.size(), Params));
   SegmentEnd End = segmentEnd(Walk, EndsAtBarrier);
   LsuModel->idleUntil(Start + End.Cycles);
-  if (Walk.LastIssued < Slots.size())
-    Carry.LastSlot = Slots[Walk.LastIssued];
-  Carry.DatapathBusy = End.DatapathBusy;
+  Carry.advance(Walk, End, Slots);
   for (size_t I = 0; I < Live.size(); ++I)
     Live[I]->Steps[S] = std::move(Rounds[I]);
 }
