@@ -22,7 +22,9 @@
 //     compared with nvcc's);
 //  3. SpMV: our CSR kernels (scalar, vector, merge-path) and cuSPARSE's
 //     cusparseSpMV (CSR_ALG1, CSR_ALG2) on the bundle's .mtx matrices and on
-//     synthetic 4M-row ones;
+//     the synthetic ones of the csr timing specs; SpMM (spmm_csr, B with the
+//     manifest's spmm_columns) and cusparseSpMM (CSR_ALG1..3) on each of
+//     them that fits one launch (the rest are listed in "skipped");
 //  4. the GPU's name, driver, clocks (nvidia-smi) before and after.
 //
 // Everything goes to RESULTS.json; a short table is printed last. Exit
@@ -457,10 +459,8 @@ Launch launch1D(const std::string &K, unsigned Blocks, unsigned Threads, std::ve
 Arg buf(unsigned I) { return Arg{true, I, 0}; }
 Arg val(uint64_t V) { return Arg{false, 0, V}; }
 
-/// Our CSR kernels' launches over a matrix (buffers rowPtr, colIdx, vals, x,
-/// y, and for merge-path carryRow, carryVal).
-Problem spmvProblem(const std::string &Kernel, const Csr &A, Rng &R) {
-  Problem P;
+/// The CSR arrays of \p A as buffers 0, 1, 2: rowPtr, colIdx, vals.
+void addCsrBuffers(Problem &P, const Csr &A) {
   P.Buffers.push_back(Buffer{"rowPtr", "in", "s32", {A.RowPtr.begin(), A.RowPtr.end()},
                              A.RowPtr.size()});
   P.Buffers.push_back(Buffer{"colIdx", "in", "s32", {A.Col.begin(), A.Col.end()}, A.Col.size()});
@@ -468,6 +468,13 @@ Problem spmvProblem(const std::string &Kernel, const Csr &A, Rng &R) {
   for (size_t I = 0; I < Vals.size(); ++I)
     Vals[I] = floatBits(A.Val[I]);
   P.Buffers.push_back(Buffer{"vals", "in", "f32", std::move(Vals), A.Val.size()});
+}
+
+/// Our CSR kernels' launches over a matrix (buffers rowPtr, colIdx, vals, x,
+/// y, and for merge-path carryRow, carryVal).
+Problem spmvProblem(const std::string &Kernel, const Csr &A, Rng &R) {
+  Problem P;
+  addCsrBuffers(P, A);
   P.Buffers.push_back(randomBuffer("x", "f32", A.Cols, R));
   P.Buffers.push_back(outBuffer("y", "f32", A.Rows));
   uint64_t Rows = A.Rows, Nnz = A.Col.size();
@@ -488,6 +495,44 @@ Problem spmvProblem(const std::string &Kernel, const Csr &A, Rng &R) {
     P.Launches.push_back(launch1D("spmv_merge_fixup", ceilDiv(Threads, B), B,
                                   {val(Rows), val(Threads), buf(5), buf(6), buf(4)}));
   }
+  return P;
+}
+
+/// spmm_csr (microbench/kernels/spmm.cu) as the suite launches it: blocks of
+/// 32 x 4 threads, a thread per element of C, rows on blockIdx.y.
+constexpr unsigned SpmmBlockRows = 4;
+/// CUDA's limit on gridDim.y: the kernel's rows per launch are at most this
+/// many blocks of SpmmBlockRows.
+constexpr uint64_t MaxGridY = 65535;
+
+/// Why spmm_csr cannot run on \p A in one launch, or empty when it can.
+std::string spmmUnfit(const Csr &A) {
+  uint64_t BlocksY = (A.Rows + SpmmBlockRows - 1) / SpmmBlockRows;
+  if (BlocksY <= MaxGridY)
+    return "";
+  return std::to_string(A.Rows) + " rows need " + std::to_string(BlocksY) +
+         " blocks in y, above CUDA's " + std::to_string(MaxGridY) +
+         " (spmm_csr puts rows on blockIdx.y)";
+}
+
+/// C = A x B with B a random dense Cols x \p N matrix (row-major), on
+/// buffers rowPtr, colIdx, vals, B, C (what cusparseSpmmJson expects).
+Problem spmmProblem(const Csr &A, unsigned N, Rng &R) {
+  if (std::string Why = spmmUnfit(A); !Why.empty())
+    throw std::runtime_error("spmm_csr: " + Why);
+  Problem P;
+  P.Name = SpmmKernel;
+  addCsrBuffers(P, A);
+  P.Buffers.push_back(randomBuffer("B", "f32", size_t(A.Cols) * N, R));
+  P.Buffers.push_back(outBuffer("C", "f32", size_t(A.Rows) * N));
+  Launch L;
+  L.Kernel = SpmmKernel;
+  L.Grid[0] = ceilDiv(N, 32);
+  L.Grid[1] = ceilDiv(A.Rows, SpmmBlockRows);
+  L.Block[0] = 32;
+  L.Block[1] = SpmmBlockRows;
+  L.Args = {val(A.Rows), val(N), buf(0), buf(1), buf(2), buf(3), buf(4)};
+  P.Launches = {L};
   return P;
 }
 
@@ -817,19 +862,26 @@ std::string measureProfile(Gpu &G, int Reps) {
 //===--- cuSPARSE -------------------------------------------------------------===//
 
 #if TANDEM_HAVE_CUSPARSE
+/// cuSPARSE's view of \p A on the device: buffers 0, 1, 2 of \p D (rowPtr,
+/// colIdx, vals, as addCsrBuffers lays them out); 32-bit indices, base 0.
+cusparseSpMatDescr_t csrDescriptor(const Csr &A, DeviceProblem &D) {
+  cusparseSpMatDescr_t M = nullptr;
+  cusparseCreateCsr(&M, int64_t(A.Rows), int64_t(A.Cols), int64_t(A.Col.size()),
+                    reinterpret_cast<void *>(D.Buffers[0].Ptr),
+                    reinterpret_cast<void *>(D.Buffers[1].Ptr),
+                    reinterpret_cast<void *>(D.Buffers[2].Ptr), CUSPARSE_INDEX_32I,
+                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+  return M;
+}
+
 /// cusparseSpMV with CSR_ALG1 and CSR_ALG2 on \p A (already on the device in
 /// \p D: rowPtr, colIdx, vals, x, y = buffers 0..4).
 std::string cusparseJson(Gpu &G, const Csr &A, DeviceProblem &D, int Reps) {
   cusparseHandle_t H = nullptr;
   if (cusparseCreate(&H) != CUSPARSE_STATUS_SUCCESS)
     return "{\"error\":\"cusparseCreate failed\"}";
-  cusparseSpMatDescr_t M = nullptr;
+  cusparseSpMatDescr_t M = csrDescriptor(A, D);
   cusparseDnVecDescr_t X = nullptr, Y = nullptr;
-  cusparseCreateCsr(&M, int64_t(A.Rows), int64_t(A.Cols), int64_t(A.Col.size()),
-                    reinterpret_cast<void *>(D.Buffers[0].Ptr),
-                    reinterpret_cast<void *>(D.Buffers[1].Ptr),
-                    reinterpret_cast<void *>(D.Buffers[2].Ptr), CUSPARSE_INDEX_32I,
-                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
   cusparseCreateDnVec(&X, int64_t(A.Cols), reinterpret_cast<void *>(D.Buffers[3].Ptr),
                       CUDA_R_32F);
   cusparseCreateDnVec(&Y, int64_t(A.Rows), reinterpret_cast<void *>(D.Buffers[4].Ptr),
@@ -856,6 +908,53 @@ std::string cusparseJson(Gpu &G, const Csr &A, DeviceProblem &D, int Reps) {
   }
   cusparseDestroyDnVec(X);
   cusparseDestroyDnVec(Y);
+  cusparseDestroySpMat(M);
+  cusparseDestroy(H);
+  return Out + "}";
+}
+
+/// cusparseSpMM with CSR_ALG1, CSR_ALG2 and CSR_ALG3 on \p A times the
+/// row-major Cols x \p N matrix B (on the device in \p D: rowPtr, colIdx,
+/// vals, B, C = buffers 0..4, as spmmProblem lays them out). An algorithm
+/// that refuses the layout records its error; the others are still timed.
+std::string cusparseSpmmJson(Gpu &G, const Csr &A, unsigned N, DeviceProblem &D, int Reps) {
+  cusparseHandle_t H = nullptr;
+  if (cusparseCreate(&H) != CUSPARSE_STATUS_SUCCESS)
+    return "{\"error\":\"cusparseCreate failed\"}";
+  cusparseSpMatDescr_t M = csrDescriptor(A, D);
+  cusparseDnMatDescr_t B = nullptr, C = nullptr;
+  cusparseCreateDnMat(&B, int64_t(A.Cols), int64_t(N), int64_t(N),
+                      reinterpret_cast<void *>(D.Buffers[3].Ptr), CUDA_R_32F, CUSPARSE_ORDER_ROW);
+  cusparseCreateDnMat(&C, int64_t(A.Rows), int64_t(N), int64_t(N),
+                      reinterpret_cast<void *>(D.Buffers[4].Ptr), CUDA_R_32F, CUSPARSE_ORDER_ROW);
+  float Alpha = 1, Beta = 0;
+  std::string Out = "{";
+  const std::pair<cusparseSpMMAlg_t, const char *> Algs[] = {{CUSPARSE_SPMM_CSR_ALG1, "csr_alg1"},
+                                                             {CUSPARSE_SPMM_CSR_ALG2, "csr_alg2"},
+                                                             {CUSPARSE_SPMM_CSR_ALG3, "csr_alg3"}};
+  const cusparseOperation_t Op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  for (const auto &[Alg, Name] : Algs) {
+    size_t Bytes = 0;
+    cusparseStatus_t St =
+        cusparseSpMM_bufferSize(H, Op, Op, &Alpha, M, B, &Beta, C, CUDA_R_32F, Alg, &Bytes);
+    std::string Entry;
+    if (St == CUSPARSE_STATUS_SUCCESS) {
+      DeviceBuffer Work(G, std::max<size_t>(Bytes, 4), "cuSPARSE workspace");
+      void *W = reinterpret_cast<void *>(Work.Ptr);
+      Timing T = timeIt(G, Reps, [&] {
+        cusparseStatus_t Run = cusparseSpMM(H, Op, Op, &Alpha, M, B, &Beta, C, CUDA_R_32F, Alg, W);
+        if (Run != CUSPARSE_STATUS_SUCCESS)
+          St = Run;
+      });
+      if (St == CUSPARSE_STATUS_SUCCESS)
+        Entry = timingJson(T);
+    }
+    if (Entry.empty())
+      Entry = "{\"error\":" + quote(cusparseGetErrorString(St)) + "}";
+    Out += std::string(Out.size() > 1 ? "," : "") + "\"" + Name + "\":" + Entry;
+  }
+  cusparseDestroyDnMat(B);
+  cusparseDestroyDnMat(C);
   cusparseDestroySpMat(M);
   cusparseDestroy(H);
   return Out + "}";
@@ -977,12 +1076,17 @@ int run(const Options &O) {
   // 2 (large) + 3: the timing specs, then the real matrices.
   Rng Random(0x5eed);
   bool FirstSpec = true;
+  const unsigned SpmmColumns =
+      Manifest.has("spmm_columns") ? unsigned(Manifest["spmm_columns"].integer()) : 0;
+  std::vector<std::string> Skipped; // sparse runs that could not be made, and why
   auto TimeProblem = [&](const Problem &P, const Json &Case, const std::string &Label,
                          const Csr *Matrix, const std::string &MatrixName) {
     J << (FirstSpec ? "" : ",") << "{\"case\":" << quote(P.Name) << ",\"size\":" << quote(Label);
     FirstSpec = false;
     if (Matrix)
       J << ",\"matrix\":" << quote(MatrixName) << ",\"matrix_shape\":" << matrixShapeJson(*Matrix);
+    if (P.Name == SpmmKernel)
+      J << ",\"dense_columns\":" << SpmmColumns;
     std::vector<std::string> Ptx = variantPtx(O, Case);
     std::vector<std::vector<uint32_t>> Outputs(3);
     size_t OutIndex = 0;
@@ -1024,6 +1128,8 @@ int run(const Options &O) {
 #if TANDEM_HAVE_CUSPARSE
     if (Matrix && Keep && P.Name == "spmv_scalar")
       J << ",\"cusparse\":" << cusparseJson(G, *Matrix, *Keep, O.Reps);
+    if (Matrix && Keep && P.Name == SpmmKernel)
+      J << ",\"cusparse\":" << cusparseSpmmJson(G, *Matrix, SpmmColumns, *Keep, O.Reps);
 #else
     (void)Matrix;
     if (Matrix)
@@ -1037,9 +1143,11 @@ int run(const Options &O) {
         return &C;
     return nullptr;
   };
-  // Our three CSR kernels, and cuSPARSE (on spmv_scalar's buffers), on one
-  // matrix: the summary compares them per matrix.
-  auto TimeSpmv = [&](const Csr &A, const std::string &MatrixName, const std::string &Kind) {
+  // Our three CSR SpMV kernels, and cuSPARSE (on spmv_scalar's buffers), on
+  // one matrix, then SpMM against cuSPARSE's SpMM where the bundle names its
+  // columns and the matrix fits one launch: the summary compares them per
+  // matrix.
+  auto TimeSparse = [&](const Csr &A, const std::string &MatrixName, const std::string &Kind) {
     std::string Label =
         Kind + " " + std::to_string(A.Rows) + "r " + std::to_string(A.Col.size()) + "nz";
     for (const char *K : SpmvKernels) {
@@ -1051,6 +1159,18 @@ int run(const Options &O) {
       P.Name = K;
       TimeProblem(P, *C, Label, &A, MatrixName);
     }
+    const Json *C = CaseJson(SpmmCase);
+    if (!C || !Wanted(SpmmCase))
+      return;
+    std::string Why = SpmmColumns ? spmmUnfit(A)
+                                  : "the bundle names no spmm_columns (exported before SpMM "
+                                    "timings: export it again)";
+    if (!Why.empty()) {
+      Skipped.push_back(std::string(SpmmKernel) + " on '" + MatrixName + "': not run: " + Why);
+      std::cerr << Skipped.back() << "\n";
+      return;
+    }
+    TimeProblem(spmmProblem(A, SpmmColumns, Random), *C, Label, &A, MatrixName);
   };
   if (O.Timing) {
     std::vector<std::string> SyntheticDone;
@@ -1065,7 +1185,7 @@ int run(const Options &O) {
             continue;
           SyntheticDone.push_back(Name);
           Csr A = syntheticMatrix(S);
-          TimeSpmv(A, Name, S["matrix"].S);
+          TimeSparse(A, Name, S["matrix"].S);
           continue;
         }
         std::string Label;
@@ -1080,12 +1200,15 @@ int run(const Options &O) {
       try {
         Csr A = readMatrixMarket(O.Bundle + "/" + F.S);
         std::string Base = F.S.substr(F.S.find_last_of('/') + 1);
-        TimeSpmv(A, Base, Base);
+        TimeSparse(A, Base, Base);
       } catch (const std::exception &E) {
         std::cerr << F.S << ": " << E.what() << "\n";
       }
     }
   }
+  J << "],\"skipped\":[";
+  for (size_t I = 0; I < Skipped.size(); ++I)
+    J << (I ? "," : "") << quote(Skipped[I]);
   J << "],\"nvidia_smi_after\":" << quote(nvidiaSmi()) << ",\"all_correct\":"
     << (AllCorrect ? "true" : "false");
   // The summary is computed from the results as written (Summary.h), so

@@ -10,13 +10,17 @@
 //  * per matrix, our three CSR SpMV kernels (spmv_scalar, spmv_vector,
 //    spmv_merge; our PTX): which was fastest, and the fastest against
 //    cuSPARSE's best of CSR_ALG1 and CSR_ALG2 (ratio ours/cuSPARSE, > 1:
-//    cuSPARSE is faster).
+//    cuSPARSE is faster);
+//  * per matrix, SpMM (spmm_csr, our PTX and nvcc's) against cuSPARSE's
+//    best SpMM algorithm;
+//  * the sparse runs the runner could not make ("skipped"), each with why.
 //
 // Input: the results object the runner writes (docs/GPU.md): "cases" with
 // "variants".V."time".median_ms, "timing" entries with "case", "size",
 // optional "matrix" (the matrix's name; "size" groups entries without it),
-// "variants", and on SpMV entries "cusparse" ({alg: {median_ms}} or a string
-// saying why there is none). Missing or failed timings are NaN, never 0.
+// "variants", on SpMV and SpMM entries "cusparse" ({alg: {median_ms}} or a
+// string saying why there is none), on SpMM entries "dense_columns"; and
+// "skipped" (strings). Missing or failed timings are NaN, never 0.
 // Plain C++17 and Json.h: the runner's machine has no LLVM.
 //
 //===----------------------------------------------------------------------===//
@@ -39,6 +43,9 @@ struct TableRow {
 
 /// Our CSR kernels, in the order the tables list them.
 inline const char *const SpmvKernels[3] = {"spmv_scalar", "spmv_vector", "spmv_merge"};
+/// Our CSR x dense kernel (timing entries name it) and its suite case.
+inline const char *const SpmmKernel = "spmm_csr";
+inline const char *const SpmmCase = "spmm";
 
 struct SpmvComparison {
   std::string Matrix;
@@ -51,11 +58,25 @@ struct SpmvComparison {
   double oursOverCusparse() const { return FastestMs / CusparseMs; }
 };
 
+/// SpMM (spmm_csr) on one matrix: our PTX, nvcc's from the same source, and
+/// cuSPARSE's best SpMM algorithm on the same buffers.
+struct SpmmComparison {
+  std::string Matrix;
+  double DenseColumns = NAN; ///< columns of B and C
+  double OursMs = NAN, NvccMs = NAN;
+  std::string CusparseAlg; ///< "csr_alg1".."csr_alg3"; empty: none
+  double CusparseMs = NAN;
+  std::string CusparseNote; ///< why there is no cuSPARSE time, or an algorithm's error
+  double oursOverCusparse() const { return OursMs / CusparseMs; }
+};
+
 struct RunSummary {
   std::vector<TableRow> Rows;
   double GeomeanOursOverNvcc = NAN;
   int GeomeanRows = 0;
   std::vector<SpmvComparison> Spmv;
+  std::vector<SpmmComparison> Spmm;
+  std::vector<std::string> Skipped; ///< sparse runs the runner could not make, and why
 };
 
 namespace detail {
@@ -82,6 +103,28 @@ inline int spmvIndex(const std::string &Case) {
       return I;
   return -1;
 }
+/// The best of a "cusparse" member ({alg: {median_ms} or {error}}, or a
+/// string saying why there is none) into \p Alg / \p Ms, the first error
+/// or the reason into \p Note.
+inline void bestCusparse(const Json &Cu, std::string &Alg, double &Ms, std::string &Note) {
+  if (Cu.K == Json::Kind::String) {
+    Note = Cu.S;
+    return;
+  }
+  for (const auto &[Name, Time] : Cu.O) {
+    double T = Time.has("median_ms") ? Time["median_ms"].N : NAN;
+    if (Time.has("error") && Note.empty())
+      Note = Name + ": " + Time["error"].S;
+    if (std::isfinite(T) && T > 0 && !(T >= Ms)) {
+      Ms = T;
+      Alg = Name;
+    }
+  }
+}
+inline std::string matrixOf(const Json &Entry, const std::string &Size) {
+  return Entry.has("matrix") && Entry["matrix"].K == Json::Kind::String ? Entry["matrix"].S
+                                                                          : Size;
+}
 } // namespace detail
 
 /// The table and the SpMV comparison of a results object; a malformed file
@@ -104,12 +147,22 @@ inline RunSummary summarizeResults(const Json &Results) {
       detail::variantTimes(T, R.Ms);
       S.Rows.push_back(R);
 
+      if (R.Kernel == SpmmKernel) {
+        SpmmComparison M;
+        M.Matrix = detail::matrixOf(T, R.Size);
+        if (T.has("dense_columns") && T["dense_columns"].K == Json::Kind::Number)
+          M.DenseColumns = T["dense_columns"].N;
+        M.OursMs = R.Ms[0];
+        M.NvccMs = R.Ms[1];
+        if (T.has("cusparse"))
+          detail::bestCusparse(T["cusparse"], M.CusparseAlg, M.CusparseMs, M.CusparseNote);
+        S.Spmm.push_back(M);
+        continue;
+      }
       int K = detail::spmvIndex(R.Kernel);
       if (K < 0)
         continue;
-      std::string Matrix = T.has("matrix") && T["matrix"].K == Json::Kind::String
-                               ? T["matrix"].S
-                               : R.Size;
+      std::string Matrix = detail::matrixOf(T, R.Size);
       SpmvComparison *C = nullptr;
       for (SpmvComparison &X : S.Spmv)
         if (X.Matrix == Matrix)
@@ -120,23 +173,12 @@ inline RunSummary summarizeResults(const Json &Results) {
         C->Matrix = Matrix;
       }
       C->OursMs[K] = R.Ms[0];
-      if (T.has("cusparse")) {
-        const Json &Cu = T["cusparse"];
-        if (Cu.K == Json::Kind::String) {
-          C->CusparseNote = Cu.S;
-        } else {
-          for (const auto &[Alg, Time] : Cu.O) {
-            double Ms = Time.has("median_ms") ? Time["median_ms"].N : NAN;
-            if (Time.has("error") && C->CusparseNote.empty())
-              C->CusparseNote = Alg + ": " + Time["error"].S;
-            if (std::isfinite(Ms) && Ms > 0 && !(Ms >= C->CusparseMs)) {
-              C->CusparseMs = Ms;
-              C->CusparseAlg = Alg;
-            }
-          }
-        }
-      }
+      if (T.has("cusparse"))
+        detail::bestCusparse(T["cusparse"], C->CusparseAlg, C->CusparseMs, C->CusparseNote);
     }
+  if (Results.has("skipped"))
+    for (const Json &Why : Results["skipped"].A)
+      S.Skipped.push_back(Why.S);
   double LogSum = 0;
   for (const TableRow &R : S.Rows) {
     double Ratio = R.oursOverNvcc();
@@ -174,6 +216,22 @@ inline std::string summaryJson(const RunSummary &S) {
       J += ",\"cusparse_note\":" + quote(C.CusparseNote);
     J += "}";
   }
+  J += "],\"spmm\":[";
+  for (size_t I = 0; I < S.Spmm.size(); ++I) {
+    const SpmmComparison &M = S.Spmm[I];
+    J += (I ? "," : "") + std::string("{\"matrix\":") + quote(M.Matrix) +
+         ",\"dense_columns\":" + number(M.DenseColumns) + ",\"ours_ms\":" + number(M.OursMs) +
+         ",\"nvcc_ms\":" + number(M.NvccMs) + ",\"cusparse_best\":" +
+         (M.CusparseAlg.empty() ? std::string("null") : quote(M.CusparseAlg)) +
+         ",\"cusparse_ms\":" + number(M.CusparseMs) +
+         ",\"ours_over_cusparse\":" + number(M.oursOverCusparse());
+    if (!M.CusparseNote.empty())
+      J += ",\"cusparse_note\":" + quote(M.CusparseNote);
+    J += "}";
+  }
+  J += "],\"skipped\":[";
+  for (size_t I = 0; I < S.Skipped.size(); ++I)
+    J += (I ? "," : "") + quote(S.Skipped[I]);
   return J + "]}";
 }
 
@@ -187,16 +245,26 @@ inline void printSummary(const RunSummary &S, std::FILE *Out) {
   if (S.GeomeanRows)
     std::fprintf(Out, "geometric mean ours/nvcc over %d rows: %.3f\n", S.GeomeanRows,
                  S.GeomeanOursOverNvcc);
-  if (S.Spmv.empty())
-    return;
-  std::fprintf(Out, "\n%-34s %10s %10s %10s  %-12s %12s  %-9s %9s\n", "SpMV matrix (our PTX)",
-               "scalar ms", "vector ms", "merge ms", "fastest", "cuSPARSE ms", "(best)",
-               "ours/cuSP");
-  for (const SpmvComparison &C : S.Spmv)
-    std::fprintf(Out, "%-34.34s %10.4f %10.4f %10.4f  %-12s %12.4f  %-9s %9.3f\n",
-                 C.Matrix.c_str(), C.OursMs[0], C.OursMs[1], C.OursMs[2],
-                 C.Fastest.empty() ? "-" : C.Fastest.c_str(), C.CusparseMs,
-                 C.CusparseAlg.empty() ? "-" : C.CusparseAlg.c_str(), C.oursOverCusparse());
+  if (!S.Spmv.empty()) {
+    std::fprintf(Out, "\n%-34s %10s %10s %10s  %-12s %12s  %-9s %9s\n", "SpMV matrix (our PTX)",
+                 "scalar ms", "vector ms", "merge ms", "fastest", "cuSPARSE ms", "(best)",
+                 "ours/cuSP");
+    for (const SpmvComparison &C : S.Spmv)
+      std::fprintf(Out, "%-34.34s %10.4f %10.4f %10.4f  %-12s %12.4f  %-9s %9.3f\n",
+                   C.Matrix.c_str(), C.OursMs[0], C.OursMs[1], C.OursMs[2],
+                   C.Fastest.empty() ? "-" : C.Fastest.c_str(), C.CusparseMs,
+                   C.CusparseAlg.empty() ? "-" : C.CusparseAlg.c_str(), C.oursOverCusparse());
+  }
+  if (!S.Spmm.empty()) {
+    std::fprintf(Out, "\n%-34s %7s %10s %10s %12s  %-9s %9s\n", "SpMM matrix (spmm_csr)",
+                 "columns", "ours ms", "nvcc ms", "cuSPARSE ms", "(best)", "ours/cuSP");
+    for (const SpmmComparison &M : S.Spmm)
+      std::fprintf(Out, "%-34.34s %7.0f %10.4f %10.4f %12.4f  %-9s %9.3f\n", M.Matrix.c_str(),
+                   M.DenseColumns, M.OursMs, M.NvccMs, M.CusparseMs,
+                   M.CusparseAlg.empty() ? "-" : M.CusparseAlg.c_str(), M.oursOverCusparse());
+  }
+  for (const std::string &Why : S.Skipped)
+    std::fprintf(Out, "skipped: %s\n", Why.c_str());
 }
 
 } // namespace tandem::gpu

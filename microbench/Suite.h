@@ -213,6 +213,11 @@ const SuiteCase *findCase(llvm::StringRef Name);
 /// report` runs it on matrices.
 Problem spmmProblem(const sparse::CsrMatrix &A, uint32_t N, std::mt19937 &Rng);
 
+/// Columns of the dense B (and C) in `tandem report`'s SpMM rows on
+/// matrices, on every device (suite-export writes it into the GPU bundle as
+/// "spmm_columns"): one warp covers a row of C.
+constexpr uint32_t ReportSpmmColumns = 32;
+
 /// The kernels folder: $TANDEM_SUITE_DIR if set, else the source tree's
 /// microbench/kernels if it exists, else the installed copy
 /// (<prefix>/share/tandem/microbench).

@@ -168,6 +168,43 @@ sparse::CacheShape cacheShapeForL2(const GpuProfile &P) {
   return C;
 }
 
+sparse::CacheShape cacheShapeForSpmm(const GpuProfile &P, unsigned Columns) {
+  sparse::CacheShape C;
+  C.ElementBytes = 4 * std::max(1u, Columns);
+  C.LineBytes = C.ElementBytes;
+  C.CapacityBytes = uint64_t(P.L2Bytes);
+  C.RowWindow = uint32_t(SpmmBlockRows);
+  return C;
+}
+
+GpuWorkload spmmWorkload(const sparse::MatrixStats &S, unsigned Columns, const GpuProfile &P) {
+  constexpr double Word = 4;
+  const double Rows = S.Rows, Nnz = double(S.Nnz), N = Columns;
+  const double WarpColumns = std::ceil(N / 32);
+  const double BRowBytes = N * Word; // one gather of a warp column: its 32 lanes' words
+  GpuWorkload W;
+  W.Kernel = "spmm_csr";
+  W.Threads = Rows * WarpColumns * 32;
+  W.Flops = 2 * Nnz * N;
+  const double ABytes = (Rows + 1) * Word + 2 * Nnz * Word;
+  const double BDram = double(S.XMisses) * S.Cache.LineBytes;
+  W.DramBytes = ABytes + Rows * N * Word + BDram;
+  const double Windows = std::ceil(Rows / SpmmBlockRows);
+  const double BL2 = std::max(0.0, Windows * S.LinesPerWindow * BRowBytes - BDram);
+  W.L2OnlyBytes = BL2 + (WarpColumns - 1) * ABytes;
+  // A warp is one row: its column loads hit the line the first brought to
+  // the L1, its B gathers go to the L2; the loop keeps
+  // AssumedLoopLoadsInFlight of them in flight.
+  const double Steps = S.RowLengthMean / AssumedLoopLoadsInFlight;
+  W.ChainDram = 1; // the row pointers and the first column line
+  W.ChainL1 = Steps;
+  W.ChainL2 = Steps;
+  W.ChainFma = S.RowLengthMean;
+  W.LongestWarpCycles = P.DramLatencyCycles + S.RowLengthMax / AssumedLoopLoadsInFlight *
+                                                  (P.L1LatencyCycles + P.L2LatencyCycles);
+  return W;
+}
+
 GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
                          const GpuProfile &P) {
   constexpr double Sector = 32, Line = 128, Word = 4;

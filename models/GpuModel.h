@@ -4,8 +4,8 @@
 // device profile (GpuProfile: the numbers the microbenchmark probes and the
 // GPU runner measure, or profiles/h200-reference.json) and a description of
 // the work (GpuWorkload: bytes, flops, threads, each thread's dependent
-// chain, atomics). For SpMV the workload is derived from the matrix
-// statistics (sparse/Stats.h) by spmvWorkload(). docs/GPU.md ("The gpu
+// chain, atomics). For SpMV and SpMM the workload is derived from the matrix
+// statistics (sparse/Stats.h) by spmvWorkload() and spmmWorkload(). docs/GPU.md ("The gpu
 // model") explains it; in short, a launch costs
 //
 //   launch overhead x launches
@@ -142,5 +142,30 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
 
 /// The cache shape of \p P's L2 for computeStats (32-byte sectors).
 sparse::CacheShape cacheShapeForL2(const GpuProfile &P);
+
+/// Rows of A one block of spmm_csr covers (microbench/kernels/spmm.cu as the
+/// suite and the GPU runner launch it: 32 x 4 threads).
+constexpr double SpmmBlockRows = 4;
+
+/// The cache shape of \p P's L2 for SpMM's gathers of B: an "element" of the
+/// gather stream is a whole row of B (\p Columns x 4 bytes, one line: the
+/// warp's lanes read it together), windows are a block's rows.
+sparse::CacheShape cacheShapeForSpmm(const GpuProfile &P, unsigned Columns);
+
+/// The workload of spmm_csr (C = A x B, B dense with \p Columns columns,
+/// row-major) on a matrix with statistics \p S computed with
+/// cacheShapeForSpmm(P, Columns). A thread per element of C; a warp's lanes
+/// share a row of A (its column and value loads are broadcasts) and read 32
+/// consecutive columns of a row of B.
+///  * DRAM: row pointers, columns and values once per warp column
+///    (ceil(Columns / 32) warps read each row of A; the first from DRAM,
+///    the rest from the L2), C once, B's L2 misses (whole rows).
+///  * L2-only: the B rows a block's warps gather (distinct rows per window
+///    of SpmmBlockRows rows: the L1 keeps what a block shares) beyond the
+///    DRAM ones, and the repeated reads of A.
+///  * chain: a row's (column load -> B gather) steps divided by
+///    AssumedLoopLoadsInFlight, each an L1 hit then an L2 gather; a warp is
+///    a row, so the longest row is the longest warp.
+GpuWorkload spmmWorkload(const sparse::MatrixStats &S, unsigned Columns, const GpuProfile &P);
 
 } // namespace tandem::models

@@ -38,4 +38,25 @@ if grep -q '"error"' "$work/r.json" || ! grep -q '"mismatches"' "$work/r.json"; 
   cat "$work/out.txt" "$work/r.json"
   exit 1
 fi
-echo "gpu runner: built; no driver: status 3; vadd passes and const_conv's variables are written through the fake driver"
+# SpMM timings (the fake runs no spmm_csr, so only the plumbing is checked):
+# the bundle's matrix and the synthetic SpMM matrices each get a spmm_csr
+# entry with the bundle's dense columns and a launch that did not fail; the
+# 4M-row SpMV matrices are not SpMM's (--only spmm leaves them out).
+mkdir -p "$work/mtx"
+cp "$(dirname "$0")/../data/gpu-bundle-fixture/matrices/banded.mtx" "$work/mtx/"
+"$tandem" suite-export "$work/spmm-bundle" --case spmm --no-llc --matrices "$work/mtx" > /dev/null
+TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/spmm-bundle" --out "$work/s.json" --only spmm \
+  --reps 20 > "$work/out.txt" 2>&1 || true
+python3 - "$work/s.json" <<'PY' || { cat "$work/out.txt"; exit 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+spmm = [t for t in r["timing"] if t["case"] == "spmm_csr"]
+names = sorted(t["matrix"] for t in spmm)
+want = ["banded.mtx", "powerlaw 131072 rows, 12 per row, exponent 1.2", "uniform 131072 rows, 16 per row"]
+assert names == want, ("spmm_csr entries", names)
+for t in spmm:
+    assert t["dense_columns"] == 32, t
+    assert "time" in t["variants"]["ours"], ("our spmm_csr was not timed", t)
+assert [m["matrix"] for m in r["summary"]["spmm"]] == [t["matrix"] for t in spmm], r["summary"]
+PY
+echo "gpu runner: built; no driver: status 3; vadd passes and const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices"

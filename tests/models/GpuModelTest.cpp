@@ -242,4 +242,54 @@ TEST(GpuModel, SpmvDramBytesCountEveryArrayOnce) {
   EXPECT_EQ(S.XMisses, S.XLinesTouched);
 }
 
+// SpMM's traffic: A once, C once, B's rows (whole lines of Columns x 4
+// bytes) from the L2's misses; a thread per element of C.
+TEST(GpuModel, SpmmTrafficCountsAOnceCOnceAndBsRowMisses) {
+  GpuProfile P = testProfile();
+  sparse::CsrMatrix A = oneLongRow(5000, 7, 7, 9);
+  sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForSpmm(P, 32));
+  ASSERT_EQ(S.Cache.LineBytes, 128u);
+  GpuWorkload W = spmmWorkload(S, 32, P);
+  double ABytes = 5001 * 4 + 2 * double(S.Nnz) * 4;
+  EXPECT_DOUBLE_EQ(W.DramBytes, ABytes + 5000 * 32 * 4 + double(S.XMisses) * 128);
+  EXPECT_DOUBLE_EQ(W.Flops, 2 * double(S.Nnz) * 32);
+  EXPECT_DOUBLE_EQ(W.Threads, 5000 * 32);
+  // B (5000 rows x 128 B = 640 KB) fits the 1 MiB L2: only compulsory misses.
+  EXPECT_EQ(S.XMisses, S.XLinesTouched);
+
+  // 64 columns: two warps per row, the second reads A from the L2; B's rows
+  // are 256-byte lines.
+  sparse::MatrixStats S64 = sparse::computeStats(A, cacheShapeForSpmm(P, 64));
+  GpuWorkload W64 = spmmWorkload(S64, 64, P);
+  EXPECT_DOUBLE_EQ(W64.Threads, 5000 * 64);
+  EXPECT_DOUBLE_EQ(W64.Flops, 2 * W.Flops);
+  EXPECT_DOUBLE_EQ(W64.DramBytes, ABytes + 5000 * 64 * 4 + double(S64.XMisses) * 256);
+  double BL2 = std::ceil(5000 / SpmmBlockRows) * S64.LinesPerWindow * 256 -
+               double(S64.XMisses) * 256;
+  EXPECT_DOUBLE_EQ(W64.L2OnlyBytes, BL2 + ABytes);
+}
+
+// B larger than the L2: its rows miss beyond the compulsory ones, and the
+// DRAM traffic grows with them.
+TEST(GpuModel, SpmmBBeyondTheL2MissesToDram) {
+  GpuProfile P = testProfile();
+  sparse::CsrMatrix A = oneLongRow(40000, 8, 8, 3); // B: 40000 x 128 B = 5 MB
+  sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForSpmm(P, 32));
+  EXPECT_GT(S.XMisses, S.XLinesTouched);
+  GpuWorkload W = spmmWorkload(S, 32, P);
+  double ABytes = 40001 * 4 + 2 * double(S.Nnz) * 4;
+  EXPECT_DOUBLE_EQ(W.DramBytes, ABytes + 40000 * 32 * 4 + double(S.XMisses) * 128);
+}
+
+// A warp is one row: one very long row is the longest warp's chain.
+TEST(GpuModel, SpmmWithOneLongRowIsImbalanceBound) {
+  GpuProfile P = testProfile();
+  sparse::CsrMatrix A = oneLongRow(20000, 4, 20000, 5);
+  Prediction R =
+      predictGpu(spmmWorkload(sparse::computeStats(A, cacheShapeForSpmm(P, 32)), 32, P), P);
+  EXPECT_EQ(R.Bound, "load imbalance");
+  double Longest = 500 + 20000.0 / AssumedLoopLoadsInFlight * (30 + 200);
+  EXPECT_NEAR(R.Cycles - R.Parts.Launch, Longest, 1e-6 * Longest);
+}
+
 } // namespace

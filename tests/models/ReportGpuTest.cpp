@@ -89,7 +89,7 @@ TEST(ReportGpu, SpmvRowsUseTheMatrixStatistics) {
   GpuProfile P = measuredProfile();
   llvm::Expected<GpuReportRows> R = gpuReportRows(ResultsPath, BundleDir, P);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  EXPECT_EQ(R->Rows.size(), 7u); // vadd + 3 kernels x 2 matrices
+  EXPECT_EQ(R->Rows.size(), 9u); // vadd + (3 SpMV kernels + SpMM) x 2 matrices
 
   // The synthetic matrix, regenerated from its spec and name as the runner
   // made it.
@@ -124,6 +124,56 @@ TEST(ReportGpu, SpmvRowsUseTheMatrixStatistics) {
               predictGpu(spmvWorkload(SB, SpmvVariant::Vector, P), P).seconds(P.ClockHz) * 1e3,
               1e-12);
   EXPECT_DOUBLE_EQ(*Row->Measured, 0.012);
+}
+
+// SpMM rows: the matrix's statistics with B's rows as the gathered
+// elements (cacheShapeForSpmm at the entry's dense_columns), the workload
+// spmm_csr; the runner's skipped runs become notes.
+TEST(ReportGpu, SpmmRowsUseTheStatisticsOfBsRows) {
+  GpuProfile P = measuredProfile();
+  llvm::Expected<GpuReportRows> R = gpuReportRows(ResultsPath, BundleDir, P);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  gpu::Json Spec = gpu::JsonParser(
+                       R"({"matrix": "uniform", "rows": 4096, "nnz_per_row": 16})")
+                       .parse();
+  sparse::CsrMatrix A = tandem::cli::toSparseCsr(gpu::syntheticMatrix(Spec));
+  sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForSpmm(P, 32));
+  const ReportRow *Row = findRow(*R, "spmm_csr", gpu::syntheticName(Spec));
+  ASSERT_TRUE(Row);
+  Prediction Want = predictGpu(spmmWorkload(S, 32, P), P);
+  EXPECT_NEAR(Row->Predicted, Want.seconds(P.ClockHz) * 1e3, 1e-12);
+  EXPECT_EQ(Row->Bound, Want.Bound);
+  EXPECT_EQ(Row->Group, "generated");
+  EXPECT_DOUBLE_EQ(*Row->Measured, 0.06);
+  EXPECT_NEAR(sumParts(Row->Parts), Row->Predicted, 1e-12);
+  // The SpMV rows of the same matrix keep SpMV's statistics.
+  sparse::MatrixStats SpmvStats = sparse::computeStats(A, cacheShapeForL2(P));
+  EXPECT_NEAR(findRow(*R, "spmv_scalar", gpu::syntheticName(Spec))->Predicted,
+              predictGpu(spmvWorkload(SpmvStats, SpmvVariant::Scalar, P), P).seconds(P.ClockHz) *
+                  1e3,
+              1e-12);
+
+  const ReportRow *Banded = findRow(*R, "spmm_csr", "banded.mtx");
+  ASSERT_TRUE(Banded);
+  EXPECT_EQ(Banded->Group, "matrix");
+  EXPECT_DOUBLE_EQ(*Banded->Measured, 0.009);
+
+  bool SkipNote = false;
+  for (const std::string &N : R->Notes)
+    SkipNote |= N.find("gpu runner skipped spmm_csr on 'uniform 4194304 rows") != std::string::npos;
+  EXPECT_TRUE(SkipNote);
+
+  // An SpMM entry without its columns is an error naming the file and matrix.
+  const char *Manifest = R"({"timing": [], "matrices": ["matrices/banded.mtx"]})";
+  const char *Results = R"({"timing": [{"case": "spmm_csr", "size": "m", "matrix": "banded.mtx",
+                            "variants": {}}]})";
+  llvm::Expected<GpuReportRows> Bad =
+      gpuReportRowsFromText(Results, "r.json", Manifest, BundleDir, P);
+  ASSERT_FALSE(bool(Bad));
+  std::string Msg = llvm::toString(Bad.takeError());
+  EXPECT_NE(Msg.find("r.json"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("dense_columns"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("'banded.mtx'"), std::string::npos) << Msg;
 }
 
 TEST(ReportGpu, ErrorsNameTheFileAndTheMatrix) {

@@ -89,9 +89,8 @@ namespace {
 /// The suite kernels the model's two fitted constants were fitted on; every
 /// other kernel and every matrix is "not tuned on".
 constexpr StringRef CalibrationCases[] = {"vadd", "block_reduce", "sgemm_tiled", "divergent"};
-/// Columns of the dense B (and C) in the SpMM rows on matrices: one warp
-/// covers a row of C.
-constexpr uint32_t SpmmColumns = 32;
+/// Columns of the dense B (and C) in the SpMM rows on matrices.
+constexpr uint32_t SpmmColumns = suite::ReportSpmmColumns;
 /// --quick runs these suite cases only.
 constexpr StringRef QuickCases[] = {"vadd", "saxpy", "block_reduce", "transpose",
                                     "spmv_vector", "hash64"};

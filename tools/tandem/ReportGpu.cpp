@@ -10,6 +10,7 @@
 
 #include "../../gpu/Json.h"
 #include "../../gpu/Sparse.h"
+#include "../../gpu/Summary.h"
 
 #include "sparse/Csr.h"
 #include "sparse/Stats.h"
@@ -210,19 +211,18 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
   } catch (const std::exception &E) {
     return failure("bundle manifest in '" + BundleDir + "': " + E.what());
   }
-  std::map<std::string, sparse::MatrixStats> StatsByMatrix;
-  // The statistics of a matrix named in the results: a synthetic spec's
-  // (regenerated) or a bundle .mtx file's.
-  auto MatrixStats = [&](const std::string &Name) -> Expected<const sparse::MatrixStats *> {
-    auto It = StatsByMatrix.find(Name);
-    if (It != StatsByMatrix.end())
+  // A matrix named in the results: a synthetic spec's (regenerated) or a
+  // bundle .mtx file's, loaded once; its statistics once per cache shape
+  // (SpMV's x gathers and SpMM's B rows differ).
+  std::map<std::string, sparse::CsrMatrix> MatrixByName;
+  std::map<std::pair<std::string, uint32_t>, sparse::MatrixStats> StatsByMatrix;
+  auto Matrix = [&](const std::string &Name) -> Expected<const sparse::CsrMatrix *> {
+    auto It = MatrixByName.find(Name);
+    if (It != MatrixByName.end())
       return &It->second;
-    sparse::CacheShape Cache = cacheShapeForL2(Profile);
     for (const gpu::Json &S : Manifest["timing"].A)
-      if (S["generator"].S == "csr" && gpu::syntheticName(S) == Name) {
-        sparse::CsrMatrix A = toSparseCsr(gpu::syntheticMatrix(S));
-        return &(StatsByMatrix[Name] = sparse::computeStats(A, Cache));
-      }
+      if (S["generator"].S == "csr" && gpu::syntheticName(S) == Name)
+        return &(MatrixByName[Name] = toSparseCsr(gpu::syntheticMatrix(S)));
     if (Manifest.has("matrices"))
       for (const gpu::Json &F : Manifest["matrices"].A)
         if (sys::path::filename(F.S) == Name) {
@@ -231,10 +231,21 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
           Expected<sparse::CsrMatrix> A = sparse::loadCsr(Path);
           if (!A)
             return A.takeError();
-          return &(StatsByMatrix[Name] = sparse::computeStats(*A, Cache));
+          return &(MatrixByName[Name] = std::move(*A));
         }
     return failure("gpu results '" + ResultsName + "': matrix '" + Name +
                    "' is neither a csr timing spec nor a matrix of the bundle");
+  };
+  auto MatrixStats = [&](const std::string &Name,
+                         const sparse::CacheShape &Cache) -> Expected<const sparse::MatrixStats *> {
+    auto Key = std::make_pair(Name, Cache.LineBytes);
+    auto It = StatsByMatrix.find(Key);
+    if (It != StatsByMatrix.end())
+      return &It->second;
+    Expected<const sparse::CsrMatrix *> A = Matrix(Name);
+    if (!A)
+      return A.takeError();
+    return &(StatsByMatrix[Key] = sparse::computeStats(**A, Cache));
   };
 
   try {
@@ -242,13 +253,32 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
     if (SuiteCases)
       Out.Notes.push_back(std::to_string(SuiteCases) +
                           " suite-size gpu cases left out: microseconds, launch-bound; the "
-                          "gpu rows are the large timing problems and the SpMV matrices");
+                          "gpu rows are the large timing problems and the SpMV/SpMM matrices");
+    if (Results.has("skipped"))
+      for (const gpu::Json &Why : Results["skipped"].A)
+        Out.Notes.push_back("gpu runner skipped " + Why.S);
     for (const gpu::Json &T : Results["timing"].A) {
       const std::string Case = T["case"].S, Size = T["size"].S;
       std::optional<double> Measured = oursMs(T);
+      if (T.has("matrix") && Case == gpu::SpmmKernel) {
+        const std::string Name = T["matrix"].S;
+        if (!T.has("dense_columns") || T["dense_columns"].K != gpu::Json::Kind::Number ||
+            !(T["dense_columns"].N >= 1))
+          return failure("gpu results '" + ResultsName + "': the " + Case + " entry on '" + Name +
+                         "' has no positive dense_columns");
+        unsigned Columns = unsigned(T["dense_columns"].N);
+        Expected<const sparse::MatrixStats *> S =
+            MatrixStats(Name, cacheShapeForSpmm(Profile, Columns));
+        if (!S)
+          return S.takeError();
+        bool Synthetic = Name.find(".mtx") == std::string::npos;
+        Out.Rows.push_back(rowFrom(spmmWorkload(**S, Columns, Profile), Profile, Name,
+                                   Synthetic ? "generated" : "matrix", Measured));
+        continue;
+      }
       if (T.has("matrix")) {
         const std::string Matrix = T["matrix"].S;
-        Expected<const sparse::MatrixStats *> S = MatrixStats(Matrix);
+        Expected<const sparse::MatrixStats *> S = MatrixStats(Matrix, cacheShapeForL2(Profile));
         if (!S)
           return S.takeError();
         SpmvVariant V = Case == "spmv_scalar"   ? SpmvVariant::Scalar
