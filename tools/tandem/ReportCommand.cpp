@@ -901,9 +901,9 @@ void progress(size_t I, const Pending &P, double IssSeconds, double RtlSeconds) 
   errs() << formatv("[{0,3}] {1,-14} {2,-48} predicted {3,10:N}", I, P.Row.Workload,
                     P.Row.Group == "matrix" ? sys::path::filename(P.Row.Input).str()
                                             : P.Row.Input.substr(0, 48),
-                    uint64_t(P.Row.Predicted));
+                    uint64_t(std::llround(P.Row.Predicted)));
   if (P.Row.Measured)
-    errs() << formatv("  measured {0,10:N}  error {1,6:F1}%", uint64_t(*P.Row.Measured),
+    errs() << formatv("  measured {0,10:N}  error {1,6:F1}%", uint64_t(std::llround(*P.Row.Measured)),
                       *P.Row.errorPct());
   if (std::optional<double> E = P.Row.staticErrorPct())
     errs() << formatv("  static {0,6:F1}%", *E);
@@ -1198,7 +1198,7 @@ int reportCommand(int Argc, char **Argv) {
         Windows.CostInRounds = false;
         double Cycles = predictAll(Row.Profiles, Windows).Cycles;
         errs() << formatv("      windows costing: predicted {0,10:N}  error {1,6:F1}%\n",
-                          uint64_t(Cycles),
+                          uint64_t(std::llround(Cycles)),
                           (Cycles - *Row.Row.Measured) / *Row.Row.Measured * 100);
       }
       Rows.push_back(std::move(Row));
