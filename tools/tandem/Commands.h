@@ -18,5 +18,6 @@ int reportCommand(int Argc, char **Argv);  // ReportCommand.cpp
 int profileCommand(int Argc, char **Argv); // ProfileCommand.cpp
 int suiteExportCommand(int Argc, char **Argv); // SuiteExportCommand.cpp
 int compareCommand(int Argc, char **Argv);  // CompareCommand.cpp
+int sweepCommand(int Argc, char **Argv);    // SweepCommand.cpp
 
 } // namespace tandem::cli

@@ -51,6 +51,9 @@ const Command Commands[] = {
      tandem::cli::reportCommand},
     {"compare", "two reports row by row: what a change did, and what the model said",
      tandem::cli::compareCommand},
+    {"sweep", "predict the report's workloads on configurations around a base one (the model, "
+              "no RTL builds)",
+     tandem::cli::sweepCommand},
 };
 
 void printHelp(raw_ostream &OS) {
