@@ -30,6 +30,7 @@
 
 #include "Commands.h"
 
+#include "Report.h"
 #include "ReportCompare.h"
 #include "SweepPoints.h"
 
@@ -220,15 +221,45 @@ std::optional<double> medianAbsErrorPct(const Run &R) {
   return N % 2 ? E[N / 2] : (E[N / 2 - 1] + E[N / 2]) / 2;
 }
 
+std::string ratio(double V) { return formatv("{0:F3}", V).str(); }
+
 /// One configuration against the base: the comparison's groups for the
 /// device the sweep ran ("all" first).
 struct PointSummary {
   const Run *R = nullptr;
+  models::Comparison Pairs; ///< the base's rows (A) beside this configuration's (B)
   std::vector<models::ComparedGroup> Groups;
   size_t OnlyBase = 0, OnlyPoint = 0; ///< rows one side lacks (a case that does not fit)
 };
 
-std::string ratio(double V) { return formatv("{0:F3}", V).str(); }
+/// This configuration's row for the base row \p Base, if it has one.
+const models::ComparedRow *pairFor(const PointSummary &S, const models::ReportRowKey &Base) {
+  for (const models::ComparedRow &P : S.Pairs.Rows)
+    if (P.A.Workload == Base.Workload && P.A.Input == Base.Input && P.A.Device == Base.Device)
+      return &P;
+  return nullptr;
+}
+
+/// Per workload and input: the base's cycles and each configuration's
+/// predicted speedup ("-" where it has no such row).
+void writeRowTable(const Run &Base, const std::vector<PointSummary> &S, raw_ostream &OS) {
+  OS << "| workload | input | base cycles |";
+  for (size_t I = 1; I < S.size(); ++I)
+    OS << " " << S[I].R->Name << " |";
+  OS << "\n|---|---|---:|";
+  for (size_t I = 1; I < S.size(); ++I)
+    OS << "---:|";
+  OS << "\n";
+  for (const models::ReportRowKey &K : Base.Rows) {
+    OS << "| " << K.Workload << " | " << models::displayInput(K.Group, K.Input) << " | "
+       << models::displayAmount(K.Unit, K.Predicted) << " |";
+    for (size_t I = 1; I < S.size(); ++I) {
+      const models::ComparedRow *P = pairFor(S[I], K);
+      OS << " " << (P ? ratio(1 / P->predictedRatio()) : "-") << " |";
+    }
+    OS << "\n";
+  }
+}
 
 void writeTable(const std::vector<PointSummary> &S, bool Rtl, raw_ostream &OS, bool Markdown) {
   std::vector<std::string> Groups;
@@ -332,12 +363,33 @@ json::Value sweepJson(const Options &O, const Run &Base, const std::vector<Point
       J["error"] = P.R->Error;
     Points.push_back(std::move(J));
   }
+  // Per base row: every configuration's predicted (and measured) cycles.
+  json::Array Rows;
+  for (const models::ReportRowKey &K : Base.Rows) {
+    json::Object Predicted, Measured;
+    for (const PointSummary &P : S)
+      if (const models::ComparedRow *R = pairFor(P, K)) {
+        Predicted[P.R->Name] = R->B.Predicted;
+        if (R->B.Measured)
+          Measured[P.R->Name] = *R->B.Measured;
+      }
+    json::Object J{{"device", K.Device},
+                   {"workload", K.Workload},
+                   {"input", K.Input},
+                   {"group", K.Group},
+                   {"unit", K.Unit},
+                   {"predicted", std::move(Predicted)}};
+    if (!Measured.empty())
+      J["measured"] = std::move(Measured);
+    Rows.push_back(std::move(J));
+  }
   return json::Object{{"base_config", Base.ConfigPath},
                       {"mode", O.Rtl ? "rtl: measured and predicted"
                                      : "model: predicted from the iss trace and the "
                                        "configuration, no rtl"},
                       {"quick", O.Quick},
-                      {"points", std::move(Points)}};
+                      {"points", std::move(Points)},
+                      {"rows", std::move(Rows)}};
 }
 
 } // namespace
@@ -413,15 +465,15 @@ int sweepCommand(int Argc, char **Argv) {
   for (const Run &R : Runs) {
     PointSummary S;
     S.R = &R;
-    models::Comparison C = models::compareReports("base", Runs[0].Rows, R.Name, R.Rows);
-    for (const models::ComparedGroup &G : C.groups())
+    S.Pairs = models::compareReports("base", Runs[0].Rows, R.Name, R.Rows);
+    for (const models::ComparedGroup &G : S.Pairs.groups())
       if (G.Device == Device)
         S.Groups.push_back(G);
     // "all" first: the table's main column.
     std::stable_partition(S.Groups.begin(), S.Groups.end(),
                           [](const models::ComparedGroup &G) { return G.Group == "all"; });
-    S.OnlyBase = C.OnlyA.size();
-    S.OnlyPoint = C.OnlyB.size();
+    S.OnlyBase = S.Pairs.OnlyA.size();
+    S.OnlyPoint = S.Pairs.OnlyB.size();
     Summary.push_back(std::move(S));
   }
 
@@ -442,7 +494,9 @@ int sweepCommand(int Argc, char **Argv) {
     if (!S.R->Error.empty())
       MdOS << "\n- " << S.R->Name << ": " << S.R->Error;
   }
-  MdOS << "\n\nEach configuration's full report: `points/NAME/report.md`.\n";
+  MdOS << "\n\n## Per workload\n\nPredicted speedup over the base configuration.\n\n";
+  writeRowTable(Runs[0], Summary, MdOS);
+  MdOS << "\nEach configuration's full report: `points/NAME/report.md`.\n";
   std::string Json;
   raw_string_ostream(Json) << formatv("{0:2}", sweepJson(O, Runs[0], Summary)) << "\n";
   for (const auto &[File, Text] : {std::pair<std::string, std::string *>{"sweep.md", &Md},
