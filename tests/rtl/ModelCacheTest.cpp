@@ -23,6 +23,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <cstdlib>
 
 using namespace tandem;
@@ -122,8 +124,20 @@ TEST(RtlModelCache, OtherConfigurationIsBuiltOnceAndAgreesWithIss) {
   O.Config.WarpsPerCore = 4;
   O.Config.Shared.Banks = 16;
   unsigned Before = rtl::modelBuildsRun();
+  // Two threads of one process open it at once, as two jobs of `tandem
+  // report` on a configuration not built yet do: one builds, the other
+  // waits and loads what it built.
+  std::string TwinError = "not opened";
+  bool TwinOpened = false;
+  std::thread Other([&] {
+    auto Twin = openDevice("rtl", O);
+    TwinOpened = bool(Twin);
+    TwinError = TwinOpened ? "" : toString(Twin.takeError());
+  });
   auto Rtl = openDevice("rtl", O);
+  Other.join();
   ASSERT_TRUE(bool(Rtl)) << toString(Rtl.takeError());
+  EXPECT_TRUE(TwinOpened) << TwinError;
   EXPECT_EQ(rtl::modelBuildsRun(), Before + 1);
   SmallString<256> Lib(rtl::modelDirFor(O.Config));
   sys::path::append(Lib, "libsimt_core.so");

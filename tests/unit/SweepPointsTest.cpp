@@ -115,4 +115,14 @@ TEST(SweepPoints, BadKeysAndValuesAreTheConfigurationsErrors) {
   EXPECT_NE(errorOf(P.takeError()).find("more than 64"), std::string::npos);
 }
 
+// Suite rows pair on their problem, not their launches.
+TEST(SweepPoints, ASuiteInputWithoutItsLaunches) {
+  EXPECT_EQ(problemOf("n=5037; vadd<<<20, 256>>>"), "n=5037");
+  EXPECT_EQ(problemOf("n=1877; scan_blocks<<<8, 256>>>; scan_blocks<<<1, 256>>>"), "n=1877");
+  EXPECT_EQ(problemOf("height=43, width=67; stencil5<<<(3,6,1), (32,8,1)>>>"),
+            "height=43, width=67");
+  EXPECT_EQ(problemOf("uniform 1500x1500, 8/row"), "uniform 1500x1500, 8/row");
+  EXPECT_EQ(problemOf("a; b"), "a; b"); // no launch: whole
+}
+
 } // namespace

@@ -1020,6 +1020,19 @@ int reportCommand(int Argc, char **Argv) {
     return &(Images[C.Name] = std::move(*Compiled->Image));
   };
   std::vector<Job> Jobs;
+  // A job whose block does not fit this configuration cannot run on it: a
+  // sweep over warps_per_core still gets every row that can, and the report
+  // says which it left out and why (not a failure). True if \p J is left out.
+  auto skipIfItDoesNotFit = [&](const Job &J, StringRef What) {
+    std::optional<std::string> Why = suite::doesNotFit(J.Problem, SuiteOpts.Limit);
+    if (!Why)
+      return false;
+    std::string Note = formatv("skipped {0}: {1} (configuration '{2}', warps_per_core {3})",
+                               What, *Why, Config->Name, Config->WarpsPerCore);
+    errs() << "tandem report: " << Note << '\n';
+    R.Notes.push_back(std::move(Note));
+    return true;
+  };
 
   // The kernel suite.
   for (const suite::SuiteCase &C : suite::suiteCases()) {
@@ -1042,17 +1055,8 @@ int reportCommand(int Argc, char **Argv) {
     J.Problem = C.makeProblem(SuiteOpts);
     J.Input = J.Problem.describe();
     Times.add(Phase::Inputs, Begin);
-    // A case whose block does not fit this configuration cannot run on it:
-    // a sweep over warps_per_core still gets every row that can, and the
-    // report says which case it left out and why (not a failure).
-    if (std::optional<std::string> Why = suite::doesNotFit(J.Problem, SuiteOpts.Limit)) {
-      std::string Note = formatv("skipped {0}: {1} (configuration '{2}', warps_per_core {3})",
-                                 C.Name, *Why, Config->Name, Config->WarpsPerCore);
-      errs() << "tandem report: " << Note << '\n';
-      R.Notes.push_back(std::move(Note));
-      continue;
-    }
-    Jobs.push_back(std::move(J));
+    if (!skipIfItDoesNotFit(J, C.Name))
+      Jobs.push_back(std::move(J));
   }
 
   // SpMV on matrices: three variants each.
@@ -1089,7 +1093,8 @@ int reportCommand(int Argc, char **Argv) {
       J.Img = Variant == "spmv_merge" ? MergeImg : SpmvImg;
       J.Problem = spmvProblem(M.A, Variant, SuiteOpts.Limit, 7);
       Times.add(Phase::Inputs, Begin);
-      Jobs.push_back(std::move(J));
+      if (!skipIfItDoesNotFit(J, J.Workload + " on " + displayInput(J.Group, J.Input)))
+        Jobs.push_back(std::move(J));
     }
   }
 
@@ -1122,7 +1127,8 @@ int reportCommand(int Argc, char **Argv) {
     std::mt19937 Rng(7);
     J.Problem = suite::spmmProblem(A, SpmmColumns, Rng);
     Times.add(Phase::Inputs, Begin);
-    Jobs.push_back(std::move(J));
+    if (!skipIfItDoesNotFit(J, J.Workload + " on " + displayInput(J.Group, J.Input)))
+      Jobs.push_back(std::move(J));
   }
   if (SpmmImg)
     R.Notes.push_back(formatv("spmm rows: C = A x B, B dense with {0} columns of random values "

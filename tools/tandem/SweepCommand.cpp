@@ -204,6 +204,9 @@ void runReport(const std::string &Tandem, const Options &O, Run &R) {
     return;
   }
   R.Rows = std::move(*Rows);
+  for (models::ReportRowKey &K : R.Rows)
+    if (K.Group == "suite")
+      K.Input = problemOf(K.Input);
   if (Status != 0) // rows, but a kernel failed or gave a wrong result there
     R.Error = formatv("tandem report exited {0} (see {1})", Status, R.LogPath);
 }
@@ -485,12 +488,15 @@ int sweepCommand(int Argc, char **Argv) {
                  : "Each configuration predicted by the simt model from the iss trace (no "
                    "rtl run).")
        << " Speedup: the geometric mean over the rows both runs have of base cycles / "
-          "configuration cycles.\n\n";
+          "configuration cycles. Suite rows pair on their problem (sizes and data), not "
+          "their launch: with fewer warps per core the same problem runs in smaller "
+          "blocks.\n\n";
   writeTable(Summary, O.Rtl, MdOS, /*Markdown=*/true);
   for (const PointSummary &S : Summary) {
     if (S.OnlyBase || S.OnlyPoint)
       MdOS << "\n- " << S.R->Name << ": " << S.OnlyBase << " rows only in the base, "
-           << S.OnlyPoint << " only here (a case that does not fit; see its report's notes)";
+           << S.OnlyPoint << " only here (a case whose block does not fit this "
+              "configuration; see its report's notes)";
     if (!S.R->Error.empty())
       MdOS << "\n- " << S.R->Name << ": " << S.R->Error;
   }

@@ -126,4 +126,11 @@ Expected<std::vector<SweepPoint>> expandSweep(const AcceleratorConfig &Base,
   return Points;
 }
 
+std::string problemOf(StringRef Input) {
+  auto [Sizes, Launches] = Input.split("; ");
+  if (Launches.contains("<<<") && !Sizes.contains("<<<"))
+    return Sizes.str();
+  return Input.str();
+}
+
 } // namespace tandem::cli

@@ -72,4 +72,11 @@ llvm::Expected<std::vector<SweepPoint>> expandSweep(const AcceleratorConfig &Bas
                                                     llvm::ArrayRef<SweepAxis> Axes,
                                                     size_t MaxPoints = 64);
 
+/// A suite row's input without its launches: "n=5037; vadd<<<20, 256>>>"
+/// is "n=5037" (anything else is returned whole). The sweep pairs suite
+/// rows on it, so a configuration with fewer warps per core, whose suite
+/// problems launch in smaller blocks, is compared on the same problem (same
+/// sizes, same data) rather than left unpaired.
+std::string problemOf(llvm::StringRef Input);
+
 } // namespace tandem::cli

@@ -31,6 +31,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <atomic>
+#include <map>
 #include <mutex>
 
 using namespace llvm;
@@ -248,6 +249,19 @@ loadModel(StringRef Dir, const ModelParams &Want, bool AllowTracing) {
   return M;
 }
 
+/// Serializes the threads of this process on one model: the lock file's
+/// lock is a POSIX record lock, which every thread of the process holds at
+/// once (and which one thread's close releases for all), so it keeps other
+/// processes out but not a second job of the same `tandem report`. Without
+/// this, two jobs of a configuration not built yet both built it into the
+/// same temporary folder (named by the process id) and one failed.
+std::mutex &modelMutex(StringRef Hash) {
+  static std::mutex Guard;
+  static std::map<std::string, std::mutex> PerModel; // nodes never move
+  std::lock_guard<std::mutex> L(Guard);
+  return PerModel[Hash.str()];
+}
+
 /// Holds an exclusive lock on a file while alive.
 class FileLock {
 public:
@@ -339,7 +353,9 @@ Expected<std::unique_ptr<CoreModel>> openCoreModel(const AcceleratorConfig &C,
   sys::path::append(Dir, *Hash);
   LockPath = Dir;
   LockPath += ".lock";
-  // One lock per model: other configurations build in parallel.
+  // One lock per model: other configurations build in parallel. The
+  // threads of this process first, then the processes (modelMutex).
+  std::lock_guard<std::mutex> ThreadsOfThisProcess(modelMutex(*Hash));
   Expected<FileLock> Lock = FileLock::acquire(LockPath);
   if (!Lock)
     return Lock.takeError();
