@@ -212,26 +212,20 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
     return failure("bundle manifest in '" + BundleDir + "': " + E.what());
   }
   // A matrix named in the results: a synthetic spec's (regenerated) or a
-  // bundle .mtx file's, loaded once; its statistics once per cache shape
-  // (SpMV's x gathers and SpMM's B rows differ).
-  std::map<std::string, sparse::CsrMatrix> MatrixByName;
+  // bundle .mtx file's. Not kept: its statistics are, once per cache shape
+  // (SpMV's x gathers and SpMM's B rows differ), and a 4M-row matrix is
+  // half a gigabyte.
   std::map<std::pair<std::string, uint32_t>, sparse::MatrixStats> StatsByMatrix;
-  auto Matrix = [&](const std::string &Name) -> Expected<const sparse::CsrMatrix *> {
-    auto It = MatrixByName.find(Name);
-    if (It != MatrixByName.end())
-      return &It->second;
+  auto Matrix = [&](const std::string &Name) -> Expected<sparse::CsrMatrix> {
     for (const gpu::Json &S : Manifest["timing"].A)
       if (S["generator"].S == "csr" && gpu::syntheticName(S) == Name)
-        return &(MatrixByName[Name] = toSparseCsr(gpu::syntheticMatrix(S)));
+        return toSparseCsr(gpu::syntheticMatrix(S));
     if (Manifest.has("matrices"))
       for (const gpu::Json &F : Manifest["matrices"].A)
         if (sys::path::filename(F.S) == Name) {
           SmallString<256> Path(BundleDir);
           sys::path::append(Path, F.S);
-          Expected<sparse::CsrMatrix> A = sparse::loadCsr(Path);
-          if (!A)
-            return A.takeError();
-          return &(MatrixByName[Name] = std::move(*A));
+          return sparse::loadCsr(Path);
         }
     return failure("gpu results '" + ResultsName + "': matrix '" + Name +
                    "' is neither a csr timing spec nor a matrix of the bundle");
@@ -242,10 +236,10 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
     auto It = StatsByMatrix.find(Key);
     if (It != StatsByMatrix.end())
       return &It->second;
-    Expected<const sparse::CsrMatrix *> A = Matrix(Name);
+    Expected<sparse::CsrMatrix> A = Matrix(Name);
     if (!A)
       return A.takeError();
-    return &(StatsByMatrix[Key] = sparse::computeStats(**A, Cache));
+    return &(StatsByMatrix[Key] = sparse::computeStats(*A, Cache));
   };
 
   try {
