@@ -21,7 +21,8 @@
 // executable), so a point is exactly what `tandem report --config` would
 // give: DIR/configs/NAME.json is its configuration, DIR/points/NAME/ its
 // report (report.json/md/html), DIR/points/NAME.log what it printed.
-// DIR/sweep.json and DIR/sweep.md hold the table (written atomically). A
+// DIR/sweep.json, sweep.md and sweep.html (bar charts; with --rtl predicted
+// against measured) hold the results (written atomically). A
 // point whose report fails is named with its log and the sweep goes on;
 // the exit status is then 1. Usage errors (a bad --set, a key or value the
 // configuration rejects) exit 2 before anything runs.
@@ -32,6 +33,7 @@
 
 #include "Report.h"
 #include "ReportCompare.h"
+#include "Svg.h"
 #include "SweepPoints.h"
 
 #include "tandem/Config.h"
@@ -81,7 +83,7 @@ void printHelp(raw_ostream &OS) {
         "                       configuration not built yet, about 2.5 minutes each) and\n"
         "                       show the model's error there\n"
         "  --out DIR            output folder (default: sweep): sweep.json, sweep.md,\n"
-        "                       configs/, points/ (one tandem report each)\n"
+        "                       sweep.html, configs/, points/ (one tandem report each)\n"
         "  -h, --help           print this help\n\n"
         "EXAMPLE:\n"
         "  tandem sweep --quick --set lanes=8,16,32 --set l1.size_bytes=4096,16384\n";
@@ -335,6 +337,56 @@ void writeTable(const std::vector<PointSummary> &S, bool Rtl, raw_ostream &OS, b
     Print(L);
 }
 
+/// sweep.html: self-contained (inline SVG, no script), for a browser: one
+/// bar chart of the speedup over all rows per configuration, one per group,
+/// and with --rtl predicted against measured cycles over every point's rows.
+std::string sweepHtml(const Options &O, const std::vector<PointSummary> &S) {
+  std::string H;
+  raw_string_ostream OS(H);
+  OS << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tandem sweep</title>"
+        "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}</style></head>"
+        "<body>\n<h1>tandem sweep</h1>\n<p>Speedup: the geometric mean of base cycles over "
+        "each configuration's, "
+     << (O.Rtl ? "predicted by the simt model and measured on the rtl."
+               : "predicted by the simt model from the iss trace (no rtl run).")
+     << "</p>\n";
+  std::vector<std::string> Groups = {"all"};
+  for (const PointSummary &P : S)
+    for (const models::ComparedGroup &G : P.Groups)
+      if (!is_contained(Groups, G.Group))
+        Groups.push_back(G.Group);
+  for (const std::string &Group : Groups) {
+    std::vector<std::string> Labels;
+    std::vector<double> Values;
+    for (const PointSummary &P : S)
+      for (const models::ComparedGroup &G : P.Groups)
+        if (G.Group == Group) {
+          Labels.push_back(P.R->Name);
+          Values.push_back(1 / G.PredictedRatio);
+        }
+    OS << models::svg::bars("predicted speedup over the base, " + Group + " rows", Labels,
+                            Values, "x")
+       << "\n";
+  }
+  if (O.Rtl) {
+    std::vector<models::svg::Point> Points;
+    std::vector<std::string> Series;
+    for (const PointSummary &P : S) {
+      Series.push_back(P.R->Name);
+      for (const models::ReportRowKey &K : P.R->Rows)
+        if (K.Measured)
+          Points.push_back({*K.Measured, K.Predicted, K.Workload + " " + K.Input,
+                            unsigned(Series.size() - 1)});
+    }
+    OS << models::svg::scatterLogLog("predicted against measured cycles, every configuration",
+                                     "measured cycles", "predicted cycles", Points, Series)
+       << "\n";
+  }
+  OS << "<p>Each configuration's full report: <code>points/NAME/report.html</code>.</p>\n"
+        "</body></html>\n";
+  return H;
+}
+
 json::Value sweepJson(const Options &O, const Run &Base, const std::vector<PointSummary> &S) {
   json::Array Points;
   for (const PointSummary &P : S) {
@@ -503,10 +555,11 @@ int sweepCommand(int Argc, char **Argv) {
   MdOS << "\n\n## Per workload\n\nPredicted speedup over the base configuration.\n\n";
   writeRowTable(Runs[0], Summary, MdOS);
   MdOS << "\nEach configuration's full report: `points/NAME/report.md`.\n";
-  std::string Json;
+  std::string Json, Html = sweepHtml(O, Summary);
   raw_string_ostream(Json) << formatv("{0:2}", sweepJson(O, Runs[0], Summary)) << "\n";
   for (const auto &[File, Text] : {std::pair<std::string, std::string *>{"sweep.md", &Md},
-                                   std::pair<std::string, std::string *>{"sweep.json", &Json}}) {
+                                   std::pair<std::string, std::string *>{"sweep.json", &Json},
+                                   std::pair<std::string, std::string *>{"sweep.html", &Html}}) {
     SmallString<256> P(O.OutDir);
     sys::path::append(P, File);
     if (Error E = writeText(P, *Text)) {
@@ -516,7 +569,7 @@ int sweepCommand(int Argc, char **Argv) {
     }
   }
   writeTable(Summary, O.Rtl, outs(), /*Markdown=*/false);
-  errs() << "tandem sweep: wrote " << O.OutDir << "/sweep.json, sweep.md\n";
+  errs() << "tandem sweep: wrote " << O.OutDir << "/sweep.json, sweep.md, sweep.html\n";
   return Ok ? 0 : 1;
 }
 
