@@ -9,7 +9,11 @@
 #include "Report.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <map>
@@ -85,6 +89,22 @@ std::string ratio(std::optional<double> R) {
 }
 
 } // namespace
+
+Expected<std::vector<ReportRowKey>> loadReportRows(StringRef Path, std::string &File) {
+  SmallString<256> P(Path);
+  if (sys::fs::is_directory(P))
+    sys::path::append(P, "report.json");
+  File = P.str().str();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(P);
+  if (!Buf)
+    return createStringError(Buf.getError(), "cannot read '" + File +
+                                                 "': " + Buf.getError().message());
+  Expected<json::Value> Doc = json::parse((*Buf)->getBuffer());
+  if (!Doc)
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + File + "': not JSON: " + toString(Doc.takeError()));
+  return readReportRows(*Doc, File);
+}
 
 Comparison compareReports(StringRef NameA, std::vector<ReportRowKey> A, StringRef NameB,
                           std::vector<ReportRowKey> B) {

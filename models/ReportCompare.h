@@ -68,6 +68,12 @@ struct Comparison {
 llvm::Expected<std::vector<ReportRowKey>> readReportRows(const llvm::json::Value &Report,
                                                          llvm::StringRef Name);
 
+/// The rows of the report at \p Path: a report.json, or the folder `tandem
+/// report --out` wrote it into. \p File receives the file's path (errors
+/// name it too): missing, not JSON, or not a report.
+llvm::Expected<std::vector<ReportRowKey>> loadReportRows(llvm::StringRef Path,
+                                                         std::string &File);
+
 /// Pairs the rows of \p A and \p B on (device, workload, input).
 Comparison compareReports(llvm::StringRef NameA, std::vector<ReportRowKey> A,
                           llvm::StringRef NameB, std::vector<ReportRowKey> B);

@@ -16,10 +16,7 @@
 #include "ReportCompare.h"
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -49,23 +46,6 @@ int usageError(const Twine &Msg) {
   return 2;
 }
 
-/// The rows of the report at \p Path (a report.json, or a folder with one).
-Expected<std::vector<models::ReportRowKey>> loadRows(StringRef Path, std::string &Name) {
-  SmallString<256> File(Path);
-  if (sys::fs::is_directory(File))
-    sys::path::append(File, "report.json");
-  Name = File.str().str();
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(File);
-  if (!Buf)
-    return createStringError(Buf.getError(), "cannot read '" + Name +
-                                                 "': " + Buf.getError().message());
-  Expected<json::Value> Doc = json::parse((*Buf)->getBuffer());
-  if (!Doc)
-    return createStringError(inconvertibleErrorCode(),
-                             "'" + Name + "': not JSON: " + toString(Doc.takeError()));
-  return models::readReportRows(*Doc, Name);
-}
-
 } // namespace
 
 int compareCommand(int Argc, char **Argv) {
@@ -88,12 +68,12 @@ int compareCommand(int Argc, char **Argv) {
   if (Paths.size() != 2)
     return usageError(formatv("two reports to compare, A and B ({0} given)", Paths.size()));
   std::string NameA, NameB;
-  Expected<std::vector<models::ReportRowKey>> A = loadRows(Paths[0], NameA);
+  Expected<std::vector<models::ReportRowKey>> A = models::loadReportRows(Paths[0], NameA);
   if (!A) {
     errs() << "tandem compare: error: " << toString(A.takeError()) << '\n';
     return 1;
   }
-  Expected<std::vector<models::ReportRowKey>> B = loadRows(Paths[1], NameB);
+  Expected<std::vector<models::ReportRowKey>> B = models::loadReportRows(Paths[1], NameB);
   if (!B) {
     errs() << "tandem compare: error: " << toString(B.takeError()) << '\n';
     return 1;

@@ -43,7 +43,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -189,18 +188,13 @@ void runReport(const std::string &Tandem, const Options &O, Run &R) {
     R.Error = "could not run tandem report: " + ExecError;
     return;
   }
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Json);
-  if (!Buf) {
+  if (!sys::fs::exists(Json)) {
     R.Error = formatv("tandem report exited {0} and wrote no report (see {1})", Status,
                       R.LogPath);
     return;
   }
-  Expected<json::Value> Doc = json::parse((*Buf)->getBuffer());
-  if (!Doc) {
-    R.Error = "'" + Json.str().str() + "': not JSON: " + toString(Doc.takeError());
-    return;
-  }
-  Expected<std::vector<models::ReportRowKey>> Rows = models::readReportRows(*Doc, Json);
+  std::string File;
+  Expected<std::vector<models::ReportRowKey>> Rows = models::loadReportRows(Json, File);
   if (!Rows) {
     R.Error = toString(Rows.takeError());
     return;
@@ -213,7 +207,8 @@ void runReport(const std::string &Tandem, const Options &O, Run &R) {
     R.Error = formatv("tandem report exited {0} (see {1})", Status, R.LogPath);
 }
 
-/// The model's median |error| over \p R's measured rows, if any.
+/// The model's median |error| over \p R's measured rows, if any: the
+/// report's own median (nearest rank), so the two agree.
 std::optional<double> medianAbsErrorPct(const Run &R) {
   std::vector<double> E;
   for (const models::ReportRowKey &K : R.Rows)
@@ -221,9 +216,7 @@ std::optional<double> medianAbsErrorPct(const Run &R) {
       E.push_back(std::fabs(K.Predicted - *K.Measured) / *K.Measured * 100);
   if (E.empty())
     return std::nullopt;
-  std::sort(E.begin(), E.end());
-  size_t N = E.size();
-  return N % 2 ? E[N / 2] : (E[N / 2 - 1] + E[N / 2]) / 2;
+  return models::percentile(std::move(E), 50);
 }
 
 std::string ratio(double V) { return formatv("{0:F3}", V).str(); }
