@@ -39,6 +39,7 @@
 
 #include "../runtime/CudaDriverApi.h"
 #include "../runtime/PtxEntry.h"
+#include "../microbench/SpmmShape.h"
 
 #if TANDEM_HAVE_CUSPARSE
 #include <cuda_runtime_api.h>
@@ -498,27 +499,10 @@ Problem spmvProblem(const std::string &Kernel, const Csr &A, Rng &R) {
   return P;
 }
 
-/// spmm_csr (microbench/kernels/spmm.cu) as the suite launches it: blocks of
-/// 32 x 4 threads, a thread per element of C, rows on blockIdx.y.
-constexpr unsigned SpmmBlockRows = 4;
-/// CUDA's limit on gridDim.y: the kernel's rows per launch are at most this
-/// many blocks of SpmmBlockRows.
-constexpr uint64_t MaxGridY = 65535;
-
-/// Why spmm_csr cannot run on \p A in one launch, or empty when it can.
-std::string spmmUnfit(const Csr &A) {
-  uint64_t BlocksY = (A.Rows + SpmmBlockRows - 1) / SpmmBlockRows;
-  if (BlocksY <= MaxGridY)
-    return "";
-  return std::to_string(A.Rows) + " rows need " + std::to_string(BlocksY) +
-         " blocks in y, above CUDA's " + std::to_string(MaxGridY) +
-         " (spmm_csr puts rows on blockIdx.y)";
-}
-
 /// C = A x B with B a random dense Cols x \p N matrix (row-major), on
 /// buffers rowPtr, colIdx, vals, B, C (what cusparseSpmmJson expects).
 Problem spmmProblem(const Csr &A, unsigned N, Rng &R) {
-  if (std::string Why = spmmUnfit(A); !Why.empty())
+  if (std::string Why = spmm::unfit(A.Rows, A.Cols, N); !Why.empty())
     throw std::runtime_error("spmm_csr: " + Why);
   Problem P;
   P.Name = SpmmKernel;
@@ -527,10 +511,10 @@ Problem spmmProblem(const Csr &A, unsigned N, Rng &R) {
   P.Buffers.push_back(outBuffer("C", "f32", size_t(A.Rows) * N));
   Launch L;
   L.Kernel = SpmmKernel;
-  L.Grid[0] = ceilDiv(N, 32);
-  L.Grid[1] = ceilDiv(A.Rows, SpmmBlockRows);
-  L.Block[0] = 32;
-  L.Block[1] = SpmmBlockRows;
+  L.Grid[0] = unsigned(spmm::gridX(A.Rows));
+  L.Grid[1] = unsigned(spmm::gridY(N));
+  L.Block[0] = spmm::BlockColumns;
+  L.Block[1] = spmm::BlockRows;
   L.Args = {val(A.Rows), val(N), buf(0), buf(1), buf(2), buf(3), buf(4)};
   P.Launches = {L};
   return P;
@@ -1162,7 +1146,7 @@ int run(const Options &O) {
     const Json *C = CaseJson(SpmmCase);
     if (!C || !Wanted(SpmmCase))
       return;
-    std::string Why = SpmmColumns ? spmmUnfit(A)
+    std::string Why = SpmmColumns ? spmm::unfit(A.Rows, A.Cols, SpmmColumns)
                                   : "the bundle names no spmm_columns (exported before SpMM "
                                     "timings: export it again)";
     if (!Why.empty()) {

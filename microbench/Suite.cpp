@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Suite.h"
+#include "SpmmShape.h"
 
 #include "sparse/Generators.h"
 
@@ -605,18 +606,18 @@ void refSpmvBalanced(Problem &P) {
 }
 
 /// C = A * B for \p A (rows x k) and a random dense B (k x N in [-1, 1)):
-/// a thread per element of C in 32 x 4 blocks; no reference.
+/// a thread per element of C in spmm::BlockColumns x spmm::BlockRows blocks,
+/// rows on x (SpmmShape.h); no reference.
 Problem spmmInputs(const sparse::CsrMatrix &A, uint32_t N, std::mt19937 &Rng) {
   Problem P;
-  const uint32_t BlockX = 32, BlockY = 4;
   addCsr(P, A);
   P.Sizes["n"] = N;
   unsigned B = P.addBuffer("B", Role::In, Elem::F32, randomFloats(Rng, size_t(A.Cols) * N, -1, 1));
   unsigned C = P.addOutput("C", Elem::F32, size_t(A.Rows) * N);
   Launch La;
   La.Kernel = "spmm_csr";
-  La.Grid = {ceilDiv(N, BlockX), ceilDiv(A.Rows, BlockY), 1};
-  La.Block = {BlockX, BlockY, 1};
+  La.Grid = {uint32_t(spmm::gridX(A.Rows)), uint32_t(spmm::gridY(N)), 1};
+  La.Block = {spmm::BlockColumns, spmm::BlockRows, 1};
   La.Args = {Arg::s32(A.Rows), Arg::s32(N), Arg::buffer(indexOf(P, "rowPtr")),
              Arg::buffer(indexOf(P, "colIdx")), Arg::buffer(indexOf(P, "vals")), Arg::buffer(B),
              Arg::buffer(C)};

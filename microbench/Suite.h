@@ -209,7 +209,7 @@ const SuiteCase *findCase(llvm::StringRef Name);
 
 /// C = A * B on spmm_csr (the spmm case's kernel) for any CSR matrix \p A
 /// (rows x k) and a random dense B (k x \p N, drawn from \p Rng): a thread
-/// per element of C in 32 x 4 blocks, with its host reference. `tandem
+/// per element of C in SpmmShape.h's blocks, with its host reference. `tandem
 /// report` runs it on matrices.
 Problem spmmProblem(const sparse::CsrMatrix &A, uint32_t N, std::mt19937 &Rng);
 

@@ -37,6 +37,7 @@
 
 #include "SimtModel.h"
 
+#include "microbench/SpmmShape.h"
 #include "sparse/Stats.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -143,9 +144,9 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
 /// The cache shape of \p P's L2 for computeStats (32-byte sectors).
 sparse::CacheShape cacheShapeForL2(const GpuProfile &P);
 
-/// Rows of A one block of spmm_csr covers (microbench/kernels/spmm.cu as the
-/// suite and the GPU runner launch it: 32 x 4 threads).
-constexpr double SpmmBlockRows = 4;
+/// Rows of A one block of spmm_csr covers (microbench/SpmmShape.h: the
+/// suite and the GPU runner launch it so).
+constexpr double SpmmBlockRows = spmm::BlockRows;
 
 /// The cache shape of \p P's L2 for SpMM's gathers of B: an "element" of the
 /// gather stream is a whole row of B (\p Columns x 4 bytes, one line: the

@@ -291,9 +291,10 @@ json::Array timingSpecs() {
            json::Object{{"matrix", "powerlaw"}, {"rows", 4ll << 20}, {"nnz_per_row", 12}, {"exponent", 1.2}}),
       Spec("spmv_scalar", "csr", json::Object{{"matrix", "banded"}, {"rows", 4ll << 20}, {"bandwidth", 13}}),
       Spec("spmv_vector", "csr", json::Object{{"matrix", "banded"}, {"rows", 4ll << 20}, {"bandwidth", 13}}),
-      // SpMM puts rows on blockIdx.y (at most 65535 blocks of 4 rows): the
-      // largest power of two that fits. Every sparse kernel runs on every
-      // csr matrix that it fits, so these are SpMV matrices too.
+      // Every sparse kernel runs on every csr matrix, so SpMM runs on the
+      // 4M-row matrices above too; these two add a middle size (B and C of
+      // 16 MiB each at 32 columns: inside the H200's 60 MB L2), and are
+      // SpMV matrices too.
       Spec("spmm", "csr", json::Object{{"matrix", "uniform"}, {"rows", 1ll << 17}, {"nnz_per_row", 16}}),
       Spec("spmm", "csr",
            json::Object{{"matrix", "powerlaw"}, {"rows", 1ll << 17}, {"nnz_per_row", 12}, {"exponent", 1.2}}),
