@@ -19,7 +19,12 @@
 //  - no switch, no vector values (scalarized), no memcpy/memset/memmove
 //    intrinsics (expanded to loops), no llvm.is.fpclass (integer tests),
 //    no i32/i64 sdiv by a power of two (shifts), no saturating add/sub
-//    intrinsics (compares and selects), one return block;
+//    intrinsics (compares and selects), one return block; no `urem x, C`
+//    (C a constant, not a power of two) compared with 0 alone (a multiply
+//    and an unsigned compare, FoldDivisibilityTestsPass);
+//  - simt only: no i8/i16/i32 division or remainder by a constant other
+//    than a power of two or +-1 (multiply-high and shifts,
+//    ExpandDivisionByConstantPass);
 //  - simt only: no i64 division or i64<->float conversion (expanded into
 //    32-bit operations and a loop), no atomicrmw the ISA lacks (and, or,
 //    xor, nand, fsub, fmin, fmax: compare-and-swap loops), no f64,
@@ -37,7 +42,9 @@
 //  - optimized builds: outside loops, a GEP index's constant addend is a
 //    separate byte offset (`gep i8 (gep P, X...), C`, which isel folds into
 //    [base+offset]) and accesses that differ only by it share one base
-//    (on simt only where that saves work; SplitAddressOffsetsPass);
+//    (on simt only where that saves work; SplitAddressOffsetsPass); no GEP
+//    with two or more variable indices (SplitGepPrefixPass); `&a[x + y]`
+//    beside a dominating `&a[y]` is `&a[y] + x` (ReuseDominatingAddressPass);
 //  - the module verifies.
 // Unsupported constructs are reported with the kernel, the IR instruction
 // and the source line (when the module has debug locations).
@@ -73,6 +80,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/DivisionByConstantInfo.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -645,6 +653,195 @@ struct ExpandSignedDivByPowerOf2Pass : PassInfoMixin<ExpandSignedDivByPowerOf2Pa
   }
 };
 
+// ---- division by a constant ------------------------------------------------
+
+/// `x % C == 0` and `x % C != 0` (urem, i32 and i64, C neither 0 nor a
+/// power of two) as a multiplication, what LLVM's DAG combiner does
+/// (prepareUREMEqFold; Granlund and Montgomery, Hacker's Delight 10-17):
+/// with C = D0 * 2^k, D0 odd, x is a multiple of C exactly when
+/// rotr(x * D0^-1, k) <= (2^W - 1) / C, all modulo 2^W. Why: ptxas expands
+/// `rem.u32 x, 11` into a multiply-high sequence and the compare is a
+/// second step (divergent: 120 SASS instructions, 96 with the fold, as
+/// llc's), and simt's remu is 34 cycles on the SFU where mul is 4 on the
+/// ALU. Only remainders no one else reads are folded (the division would
+/// still be needed otherwise). Both targets.
+///
+/// Input: SSA after optimization. Guarantees: each folded compare is
+/// `icmp ule/ugt (rotr (mul x, inverse), k), bound` with the compare's
+/// name; its urem is gone.
+struct FoldDivisibilityTestsPass : PassInfoMixin<FoldDivisibilityTestsPass> {
+  /// The remainder \p Cmp tests against zero, when it is a fold candidate.
+  static BinaryOperator *candidate(ICmpInst &Cmp) {
+    auto *Zero = dyn_cast<ConstantInt>(Cmp.getOperand(1));
+    auto *Rem = dyn_cast<BinaryOperator>(Cmp.getOperand(0));
+    if (!Cmp.isEquality() || !Zero || !Zero->isZero() || !Rem ||
+        Rem->getOpcode() != Instruction::URem ||
+        !(Rem->getType()->isIntegerTy(32) || Rem->getType()->isIntegerTy(64)))
+      return nullptr;
+    auto *C = dyn_cast<ConstantInt>(Rem->getOperand(1));
+    if (!C || C->isZero() || C->getValue().isPowerOf2())
+      return nullptr;
+    for (User *U : Rem->users()) {
+      auto *Other = dyn_cast<ICmpInst>(U);
+      auto *OtherZero = Other ? dyn_cast<ConstantInt>(Other->getOperand(1)) : nullptr;
+      if (!Other || Other->getOperand(0) != Rem || !Other->isEquality() || !OtherZero ||
+          !OtherZero->isZero())
+        return nullptr;
+    }
+    return Rem;
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<ICmpInst *, 4> Work;
+    for (Instruction &I : instructions(F))
+      if (auto *Cmp = dyn_cast<ICmpInst>(&I); Cmp && candidate(*Cmp))
+        Work.push_back(Cmp);
+    SmallPtrSet<BinaryOperator *, 4> Folded;
+    for (ICmpInst *Cmp : Work) {
+      BinaryOperator *Rem = candidate(*Cmp);
+      const APInt &C = cast<ConstantInt>(Rem->getOperand(1))->getValue();
+      unsigned Bits = C.getBitWidth(), K = C.countr_zero();
+      APInt Inverse = C.lshr(K).multiplicativeInverse();
+      APInt Bound = APInt::getAllOnes(Bits).udiv(C);
+      IRBuilder<> B(Cmp); // at the compare, with its debug location
+      Value *P = B.CreateMul(Rem->getOperand(0), B.getInt(Inverse));
+      if (K) // rotate right by k: a multiple of 2^k has its low k bits 0
+        P = B.CreateOr(B.CreateLShr(P, K), B.CreateShl(P, Bits - K));
+      Value *Test = Cmp->getPredicate() == ICmpInst::ICMP_EQ ? B.CreateICmpULE(P, B.getInt(Bound))
+                                                              : B.CreateICmpUGT(P, B.getInt(Bound));
+      Test->takeName(Cmp);
+      Cmp->replaceAllUsesWith(Test);
+      Cmp->eraseFromParent();
+      Folded.insert(Rem);
+    }
+    for (BinaryOperator *Rem : Folded)
+      if (Rem->use_empty())
+        Rem->eraseFromParent();
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
+/// simt: `udiv`, `urem`, `sdiv` and `srem` (i8, i16, i32) by a constant as a
+/// multiply-high and shifts, LLVM's BuildUDIV/BuildSDIV with its magic
+/// numbers (llvm/Support/DivisionByConstantInfo.h): mulhiu/mulhi are 4
+/// cycles on the ALU, divu/div 34 on the SFU. A remainder is x - q * C.
+/// The multiply-high is written `trunc((ext x * ext M) >> 32)`, which
+/// SelectWide selects as mulhiu (zext) or mulhi (sext) alone. ptx is left
+/// to ptxas, which does the same for `div.u32 x, C`.
+///
+/// Input: SSA after optimization and ExpandSignedDivByPowerOf2Pass.
+/// Guarantees: no i8/i16/i32 division or remainder by a constant is left
+/// except by 0 (undefined), by a power of two (unsigned: InstCombine makes
+/// those shifts and masks; signed: shifts already), by 1, -1 and INT_MIN
+/// (which InstCombine rewrites); i8/i16 ones are computed in i32, and an
+/// extension of their result the same way is the i32 result itself.
+struct ExpandDivisionByConstantPass : PassInfoMixin<ExpandDivisionByConstantPass> {
+  static bool isCandidate(const BinaryOperator &I) {
+    auto *C = dyn_cast<ConstantInt>(I.getOperand(1));
+    unsigned Bits = I.getType()->isIntegerTy() ? I.getType()->getIntegerBitWidth() : 0;
+    if (!C || !(Bits == 8 || Bits == 16 || Bits == 32))
+      return false;
+    const APInt &D = C->getValue();
+    switch (I.getOpcode()) {
+    case Instruction::UDiv:
+    case Instruction::URem:
+      return !D.isZero() && !D.isPowerOf2();
+    case Instruction::SDiv:
+    case Instruction::SRem:
+      return !D.isZero() && !D.isOne() && !D.isAllOnes() && !D.isMinSignedValue() &&
+             !D.abs().isPowerOf2();
+    default:
+      return false;
+    }
+  }
+
+  static Value *multiplyHigh(IRBuilder<> &B, Value *X, const APInt &Magic, bool Signed) {
+    Type *I64 = B.getInt64Ty();
+    Value *Wide = Signed ? B.CreateSExt(X, I64) : B.CreateZExt(X, I64);
+    Value *M = B.getInt(Signed ? Magic.sext(64) : Magic.zext(64));
+    return B.CreateTrunc(B.CreateLShr(B.CreateMul(Wide, M), 32), B.getInt32Ty());
+  }
+
+  /// \p X (i8, i16 or i32) as an i32, extended the division's way. A
+  /// narrow X that is `trunc V` of an i32 V whose dropped bits are already
+  /// the extension (known bits: tid % 3 narrowed to i16) is V itself.
+  static Value *widened(IRBuilder<> &B, Value *X, bool Signed) {
+    Type *I32 = B.getInt32Ty();
+    if (X->getType() == I32)
+      return X;
+    if (auto *T = dyn_cast<TruncInst>(X); T && T->getSrcTy() == I32) {
+      Value *V = T->getOperand(0);
+      const DataLayout &DL = T->getModule()->getDataLayout();
+      unsigned Bits = X->getType()->getIntegerBitWidth();
+      if (Signed ? ComputeNumSignBits(V, DL) > 32 - Bits
+                 : computeKnownBits(V, DL).countMinLeadingZeros() >= 32 - Bits)
+        return V;
+    }
+    return Signed ? B.CreateSExt(X, I32) : B.CreateZExt(X, I32);
+  }
+
+  static Value *quotient(IRBuilder<> &B, Value *X, const APInt &D, bool Signed) {
+    if (!Signed) {
+      auto Magic = UnsignedDivisionByConstantInfo::get(D);
+      Value *Q = Magic.PreShift ? B.CreateLShr(X, Magic.PreShift) : X;
+      Q = multiplyHigh(B, Q, Magic.Magic, false);
+      if (Magic.IsAdd) // the magic needed 33 bits: q + (x - q) / 2
+        Q = B.CreateAdd(B.CreateLShr(B.CreateSub(X, Q), 1), Q);
+      return Magic.PostShift ? B.CreateLShr(Q, Magic.PostShift) : Q;
+    }
+    auto Magic = SignedDivisionByConstantInfo::get(D);
+    Value *Q = multiplyHigh(B, X, Magic.Magic, true);
+    if (D.isStrictlyPositive() && Magic.Magic.isNegative())
+      Q = B.CreateAdd(Q, X);
+    else if (D.isNegative() && Magic.Magic.isStrictlyPositive())
+      Q = B.CreateSub(Q, X);
+    if (Magic.ShiftAmount)
+      Q = B.CreateAShr(Q, Magic.ShiftAmount);
+    return B.CreateAdd(Q, B.CreateLShr(Q, 31)); // round toward zero: +1 if negative
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<BinaryOperator *, 4> Work;
+    for (Instruction &I : instructions(F))
+      if (auto *BO = dyn_cast<BinaryOperator>(&I); BO && isCandidate(*BO))
+        Work.push_back(BO);
+    for (BinaryOperator *BO : Work) {
+      unsigned Op = BO->getOpcode();
+      bool Signed = Op == Instruction::SDiv || Op == Instruction::SRem;
+      IRBuilder<> B(BO); // at the division, with its debug location
+      // i8 and i16 (InstCombine narrows `(a + b) % 9` so) divide as i32:
+      // the extended quotient of extended operands is the quotient.
+      const APInt &Narrow = cast<ConstantInt>(BO->getOperand(1))->getValue();
+      APInt D = Signed ? Narrow.sext(32) : Narrow.zext(32);
+      Value *X = widened(B, BO->getOperand(0), Signed);
+      Value *Result = quotient(B, X, D, Signed);
+      if (Op == Instruction::URem || Op == Instruction::SRem)
+        Result = B.CreateSub(X, B.CreateMul(Result, B.getInt(D)));
+      if (BO->getType()->isIntegerTy(32)) {
+        Result->takeName(BO);
+        BO->replaceAllUsesWith(Result);
+        BO->eraseFromParent();
+        continue;
+      }
+      // The i32 result is already the narrow one extended the operands' way
+      // (a quotient or remainder is no wider than its dividend): such
+      // extensions take it as it is, without a mask or a sign fill.
+      Instruction::CastOps Same = Signed ? Instruction::SExt : Instruction::ZExt;
+      for (User *U : make_early_inc_range(BO->users()))
+        if (auto *Ext = dyn_cast<CastInst>(U);
+            Ext && Ext->getOpcode() == Same && Ext->getType()->isIntegerTy(32)) {
+          Ext->replaceAllUsesWith(Result);
+          Ext->eraseFromParent();
+        }
+      Value *Trunc = B.CreateTrunc(Result, BO->getType());
+      Trunc->takeName(BO);
+      BO->replaceAllUsesWith(Trunc);
+      BO->eraseFromParent();
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
 /// llvm.{u,s}{add,sub}.sat at any integer width, as compares and selects:
 /// InstCombine makes them from C's clamping idioms (`a > b ? a - b : 0` is
 /// usub.sat), and neither target's patterns select them (PTX has add.sat
@@ -1052,6 +1249,159 @@ void registerPrintAfter(PassInstrumentationCallbacks &PIC, const PrepareOptions 
       });
 }
 
+/// `&a[i][j]` (two or more variable indices) as `&(&a[i])[j]`, so that
+/// EarlyCSE can share `&a[i]` between accesses to one row, and
+/// ReuseDominatingAddressPass can see `&(&a[i])[j - k]` beside
+/// `&(&a[i])[j]`: scan_blocks reads `buf[src][tid]` and
+/// `buf[src][tid - offset]` and writes `buf[1 - src][tid]`; each full GEP
+/// was selected on its own, `buf + src * 1024` twice per iteration (ptx: 80
+/// SASS instructions, 72 split, as llc's). Runs after
+/// SplitAddressOffsetsPass, which groups the unsplit GEPs by their
+/// variable indices (split first, transpose went from 96 to 104).
+///
+/// Input: SSA. Guarantees: every GEP with two or more non-constant
+/// indices, the last of them variable, is `gep (gep P, leading indices),
+/// last index`; inbounds is kept on both (an inbounds GEP's partial
+/// addresses are in bounds too).
+struct SplitGepPrefixPass : PassInfoMixin<SplitGepPrefixPass> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    SmallVector<GetElementPtrInst *, 8> Work;
+    for (Instruction &I : instructions(F))
+      if (auto *G = dyn_cast<GetElementPtrInst>(&I)) {
+        unsigned Variable = 0;
+        for (Value *Idx : G->indices())
+          Variable += !isa<Constant>(Idx);
+        if (Variable >= 2 && !isa<Constant>(G->getOperand(G->getNumOperands() - 1)))
+          Work.push_back(G);
+      }
+    for (GetElementPtrInst *G : Work) {
+      IRBuilder<> B(G);
+      SmallVector<Value *, 4> Lead(G->idx_begin(), G->idx_end() - 1);
+      Value *Prefix = B.CreateGEP(G->getSourceElementType(), G->getPointerOperand(), Lead, "",
+                                  G->isInBounds());
+      Value *New = B.CreateGEP(G->getResultElementType(), Prefix,
+                               G->getOperand(G->getNumOperands() - 1), "", G->isInBounds());
+      New->takeName(G);
+      G->replaceAllUsesWith(New);
+      G->eraseFromParent();
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
+/// `&a[x + y]` as `&a[y] + x` where `&a[y]` is already computed and
+/// dominates it: `sums[tid + stride]` beside `sums[tid]` (block_reduce)
+/// needs only stride's scaled offset, not a second full address (ptx: 72
+/// SASS instructions, 64 with it, as llc's NaryReassociate gives; simt: one
+/// add fewer per access). A narrow NaryReassociate: that pass reassociates
+/// integer adds too, in loops, and ptxas then unrolled spmm_csr's loop
+/// (112 -> 328). Here only the GEP is rewritten, only when its last index
+/// is an extension of an add used by nothing else (so the add goes away)
+/// and another GEP of the same pointer and leading indices has exactly the
+/// extended other addend as its last index.
+///
+/// Input: SSA after optimization. An index `zext(add nuw x, y)` or
+/// `sext(add nsw x, y)` is `ext x + ext y`, and an `add x, y` needs no
+/// flag when it is as wide as the pointer's index (64 bits on ptx, 32 on
+/// simt: GEP offsets wrap at that width). Guarantees:
+/// the rewritten GEP computes the same address, as `gep T, Dominating,
+/// ext x`, without inbounds (x alone may be a large offset that the sum
+/// with y wrapped back into range).
+struct ReuseDominatingAddressPass : PassInfoMixin<ReuseDominatingAddressPass> {
+  /// The add under the last index of \p G and how it is extended (0 for
+  /// none), when the rewrite is valid and removes the add.
+  static BinaryOperator *addUnderLastIndex(GetElementPtrInst &G, unsigned &ExtOp) {
+    Value *Idx = G.getOperand(G.getNumOperands() - 1);
+    ExtOp = 0;
+    if (auto *Ext = dyn_cast<CastInst>(Idx);
+        Ext && (Ext->getOpcode() == Instruction::ZExt || Ext->getOpcode() == Instruction::SExt)) {
+      if (!Ext->hasOneUse())
+        return nullptr;
+      ExtOp = Ext->getOpcode();
+      Idx = Ext->getOperand(0);
+    }
+    auto *Add = dyn_cast<BinaryOperator>(Idx);
+    if (!Add || Add->getOpcode() != Instruction::Add || !Add->hasOneUse())
+      return nullptr;
+    if ((ExtOp == Instruction::ZExt && !Add->hasNoUnsignedWrap()) ||
+        (ExtOp == Instruction::SExt && !Add->hasNoSignedWrap()))
+      return nullptr;
+    const DataLayout &DL = G.getModule()->getDataLayout();
+    if (!ExtOp && Add->getType()->getIntegerBitWidth() != DL.getIndexTypeSizeInBits(G.getType()))
+      return nullptr; // an index narrower than the pointer's is sign-extended
+    return Add;
+  }
+
+  /// A GEP other than \p G, dominating it, of the same type, pointer and
+  /// leading indices, whose last index is \p Addend extended by \p ExtOp.
+  static GetElementPtrInst *dominatingGep(GetElementPtrInst &G, Value *Addend, unsigned ExtOp,
+                                          DominatorTree &DT) {
+    SmallVector<Value *, 4> LastIndices;
+    if (!ExtOp)
+      LastIndices.push_back(Addend);
+    else
+      for (User *U : Addend->users())
+        if (auto *Ext = dyn_cast<CastInst>(U);
+            Ext && Ext->getOpcode() == ExtOp &&
+            Ext->getType() == G.getOperand(G.getNumOperands() - 1)->getType())
+          LastIndices.push_back(Ext);
+    for (Value *Last : LastIndices)
+      for (User *U : Last->users()) {
+        auto *Other = dyn_cast<GetElementPtrInst>(U);
+        if (!Other || Other == &G || Other->getNumOperands() != G.getNumOperands() ||
+            Other->getSourceElementType() != G.getSourceElementType() ||
+            Other->getOperand(Other->getNumOperands() - 1) != Last || !DT.dominates(Other, &G))
+          continue;
+        bool SameLeading = true;
+        for (unsigned K = 0; K + 1 < G.getNumOperands(); ++K)
+          SameLeading &= Other->getOperand(K) == G.getOperand(K);
+        if (SameLeading)
+          return Other;
+      }
+    return nullptr;
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &AM) {
+    DominatorTree &DT = AM.getResult<DominatorTreeAnalysis>(F);
+    SmallVector<GetElementPtrInst *, 8> Geps;
+    for (Instruction &I : instructions(F))
+      if (auto *G = dyn_cast<GetElementPtrInst>(&I); G && G->getNumIndices() >= 1)
+        Geps.push_back(G);
+    bool Changed = false;
+    for (GetElementPtrInst *G : Geps) {
+      unsigned ExtOp;
+      BinaryOperator *Add = addUnderLastIndex(*G, ExtOp);
+      if (!Add)
+        continue;
+      for (unsigned Side : {1u, 0u}) {
+        Value *Known = Add->getOperand(Side), *Rest = Add->getOperand(1 - Side);
+        GetElementPtrInst *Dom = dominatingGep(*G, Known, ExtOp, DT);
+        if (!Dom)
+          continue;
+        Value *Idx = G->getOperand(G->getNumOperands() - 1);
+        IRBuilder<> B(G);
+        Value *RestIdx =
+            ExtOp ? B.CreateCast(Instruction::CastOps(ExtOp), Rest, Idx->getType()) : Rest;
+        Value *New = B.CreateGEP(G->getResultElementType(), Dom, RestIdx);
+        New->takeName(G);
+        G->replaceAllUsesWith(New);
+        G->eraseFromParent();
+        if (auto *Ext = dyn_cast<Instruction>(Idx); Ext && Ext != Add && Ext->use_empty())
+          Ext->eraseFromParent();
+        if (Add->use_empty())
+          Add->eraseFromParent();
+        Changed = true;
+        break;
+      }
+    }
+    if (!Changed)
+      return PreservedAnalyses::all();
+    PreservedAnalyses PA;
+    PA.preserveSet<CFGAnalyses>();
+    return PA;
+  }
+};
+
 /// Constant offsets out of address indices, and one base per group of
 /// accesses that differ only by them, outside loops: `tile[ty + 8][tx]`,
 /// `tile[ty + 16][tx]` and `tile[ty][tx]` become one `&tile[ty][tx]` and
@@ -1296,10 +1646,12 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   FPM.addPass(ScalarizerPass(Scalarize));
   FPM.addPass(LowerSwitchPass());
   FPM.addPass(ExpandSignedDivByPowerOf2Pass()); // before ExpandDivision64
+  FPM.addPass(FoldDivisibilityTestsPass());     // before the divisions are expanded
   FPM.addPass(ExpandSaturatingArithmeticPass());
   if (Target == PrepTarget::Simt) {
     FPM.addPass(RecomputeEqualIncomingValuesPass());
     FPM.addPass(ExpandAtomicsPass());
+    FPM.addPass(ExpandDivisionByConstantPass());
     FPM.addPass(ExpandDivision64Pass());
     FPM.addPass(ExpandConversions64Pass());
   }
@@ -1319,14 +1671,18 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
 bool hoistsOnlyWhereItSavesWork(PrepTarget Target) { return Target == PrepTarget::Simt; }
 
 /// After shaping, optimized builds only: address arithmetic outside loops
-/// (SplitAddressOffsetsPass), then EarlyCSE for what that leaves twice and
-/// for branches on a condition a dominating branch already decided.
+/// (SplitAddressOffsetsPass), row addresses apart (SplitGepPrefixPass),
+/// then EarlyCSE for what those leave twice and for branches on a
+/// condition a dominating branch already decided, then addresses that
+/// extend one already computed (ReuseDominatingAddressPass).
 FunctionPassManager addressPasses(PrepTarget Target) {
   FunctionPassManager FPM;
   SplitAddressOffsetsPass Split;
   Split.HoistOnlyWhereItSavesWork = hoistsOnlyWhereItSavesWork(Target);
   FPM.addPass(std::move(Split));
+  FPM.addPass(SplitGepPrefixPass());
   FPM.addPass(EarlyCSEPass());
+  FPM.addPass(ReuseDominatingAddressPass());
   return FPM;
 }
 

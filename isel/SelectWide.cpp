@@ -26,6 +26,17 @@ namespace tandem::isel::detail {
 // add sub mul and or xor shl lshr ashr (i64)
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// An i64 whose high word is the sign of its low word, as IR says: a sext
+/// of an i32, or a constant in [-2^31, 2^31).
+bool isSignExtended32(const Value *V) {
+  if (auto *C = dyn_cast<ConstantInt>(V))
+    return C->getValue().isSignedIntN(32);
+  auto *S = dyn_cast<SExtInst>(V);
+  return S && S->getSrcTy()->isIntegerTy(32);
+}
+} // namespace
+
 Error Selector::selectWideBinary(BinaryOperator &I) {
   unsigned IROp = I.getOpcode();
   if (IROp == Instruction::UDiv || IROp == Instruction::SDiv || IROp == Instruction::URem ||
@@ -62,6 +73,12 @@ Error Selector::selectWideBinary(BinaryOperator &I) {
     // cross term.
     if (A.Hi == 0 && B.Hi == 0) {
       emit(Opcode::MULHIU, {Def(D.Hi), Use(A.Lo), Use(B.Lo)});
+      return Error::success();
+    }
+    // Two sign-extended 32-bit values: the signed multiply-high alone
+    // (Prepare's division by a constant writes mulhi so).
+    if (isSignExtended32(I.getOperand(0)) && isSignExtended32(I.getOperand(1))) {
+      emit(Opcode::MULHI, {Def(D.Hi), Use(A.Lo), Use(B.Lo)});
       return Error::success();
     }
     Reg High = emitRR(Opcode::MULHIU, A.Lo, B.Lo);
@@ -120,7 +137,10 @@ void Selector::emitWideShiftConst(unsigned IROp, ValueRegs A, unsigned N, ValueR
       emit(Opcode::OR, {Operand::def(D.Hi), Operand::use(Up), Operand::use(Carried)});
       RI(Opcode::SHLI, D.Lo, A.Lo, N);
     } else {
-      RI(Opcode::SHLI, D.Hi, A.Lo, N - 32);
+      if (N == 32) // a copy, not a shift by 0 (the coalescer removes copies)
+        copy(D.Hi, A.Lo);
+      else
+        RI(Opcode::SHLI, D.Hi, A.Lo, N - 32);
       emit(mir::LI, {Operand::def(D.Lo), Operand::imm(0)});
     }
     return;
@@ -134,7 +154,10 @@ void Selector::emitWideShiftConst(unsigned IROp, ValueRegs A, unsigned N, ValueR
       emit(Opcode::OR, {Operand::def(D.Lo), Operand::use(Down), Operand::use(Carried)});
       RI(HiShift, D.Hi, A.Hi, N);
     } else {
-      RI(HiShift, D.Lo, A.Hi, N - 32);
+      if (N == 32) // the high word as it is: `(u64)a * b >> 32` is mulhiu alone
+        copy(D.Lo, A.Hi);
+      else
+        RI(HiShift, D.Lo, A.Hi, N - 32);
       if (Arith)
         RI(Opcode::SRAI, D.Hi, A.Hi, 31);
       else

@@ -522,6 +522,273 @@ __global__ void k(long long *o, long long *a, int *b) {
   }
 }
 
+/// A kernel `k` for expectIssWords whose word i is \p Expr, after \p Decl
+/// (which declares what Expr reads from a[i]).
+std::string wordKernel(const std::string &Decl, const std::string &Expr) {
+  return "__global__ void k(unsigned long long *o, unsigned long long *a, "
+         "unsigned long long *b, int n) {\n"
+         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  " +
+         Decl + "\n  if (i < n) o[i] = " + Expr + ";\n}\n";
+}
+
+/// Dividends for division by the constants of the tests below: for each
+/// divisor d, multiples of it and their neighbours up to the largest below
+/// 2^32, signed ones around 0 and the extremes, and random words.
+std::vector<uint64_t> dividendsFor(ArrayRef<int64_t> Divisors) {
+  std::vector<uint64_t> A = {0,          1,          2,          0x7fffffff,
+                             0x80000000, 0x80000001, 0xfffffffe, 0xffffffff};
+  for (int64_t D : Divisors) {
+    uint64_t Abs = uint64_t(D < 0 ? -D : D), Top = 0xffffffffull / Abs;
+    for (uint64_t K : {uint64_t(1), uint64_t(2), uint64_t(3), uint64_t(77),
+                       Top / 2, Top - 1, Top})
+      for (uint64_t M : {K * Abs - 1, K * Abs, K * Abs + 1}) {
+        A.push_back(M & 0xffffffff);
+        A.push_back(uint32_t(-int32_t(M))); // its negation as a 32-bit word
+      }
+  }
+  std::mt19937_64 Rng(20261202);
+  while (A.size() % 64 || A.size() < 1024)
+    A.push_back(Rng() >> (Rng() % 64));
+  return A;
+}
+
+TEST(Prepare, DivisionByAConstantIsAMultiplyHighOnSimtAndMatchesC) {
+  // simt has no i32 udiv/urem/sdiv/srem by a constant left (multiply-high
+  // and shifts instead of the SFU's 34-cycle divide); ptx keeps them (ptxas
+  // expands them). On the iss every quotient and remainder is C's, for
+  // divisors that need the 33-bit magic (7, 7919), a pre-shift (14), large
+  // ones, and negative ones.
+  auto Divisions = [](Prepared &P) {
+    unsigned N = 0;
+    for (Instruction &I : instructions(onlyKernel(P)))
+      N += (I.getOpcode() == Instruction::UDiv ||
+            I.getOpcode() == Instruction::URem ||
+            I.getOpcode() == Instruction::SDiv ||
+            I.getOpcode() == Instruction::SRem) &&
+           isa<ConstantInt>(I.getOperand(1));
+    return N;
+  };
+  const char *Both = R"(
+__global__ void k(unsigned *o, unsigned *a, int *b) {
+  int i = threadIdx.x;
+  o[i] = a[i] / 7 + a[i] % 10 + b[i] / 3 + b[i] % -641;
+})";
+  for (isel::PrepTarget T : {isel::PrepTarget::Simt, isel::PrepTarget::Ptx}) {
+    isel::PrepareOptions Opts;
+    Opts.Target = T;
+    auto P = prepare(Both, 2, Opts);
+    ASSERT_EQ(P->Error, "");
+    EXPECT_EQ(Divisions(*P), T == isel::PrepTarget::Simt ? 0u : 4u);
+  }
+
+  const int64_t Unsigned[] = {3,    6,          7,          10,        11,
+                              13,   14,         25,         641,       1000,
+                              7919, 0x7fffffff, 0x12345678, 0x80000001};
+  const int64_t Signed[] = {3,  -3,  6,   -6,   7,          -7,
+                            10, 125, 641, -641, 0x7fffffff, -0x7fffffff};
+  std::vector<int64_t> All(std::begin(Unsigned), std::end(Unsigned));
+  All.insert(All.end(), std::begin(Signed), std::end(Signed));
+  std::vector<uint64_t> A = dividendsFor(All), B(A.size(), 0);
+  for (int64_t D : Unsigned) {
+    SCOPED_TRACE("unsigned / and % " + std::to_string(D));
+    std::string C = std::to_string(D) + "u";
+    // Quotient in the high word, remainder in the low one.
+    std::string Source = wordKernel("unsigned x = (unsigned)a[i];",
+                                    "((unsigned long long)(x / " + C + ") << 32) | (x % " + C + ")");
+    expectIssWords(Source, A, B, [&](uint64_t X, uint64_t) {
+      uint32_t V = uint32_t(X), U = uint32_t(D);
+      return (uint64_t(V / U) << 32) | (V % U);
+    });
+  }
+  // InstCombine narrows `(unsigned short)x % 9` to an i16 urem (const_conv's
+  // `% 9`), and char/short divisions to i8/i16 ones: divided as i32.
+  struct Narrow {
+    const char *Expr;
+    uint64_t (*Ref)(uint32_t);
+  };
+  const Narrow Narrows[] = {
+      {"(unsigned short)x % 9",
+       [](uint32_t V) { return uint64_t(uint16_t(V) % 9); }},
+      {"(unsigned short)x / 7",
+       [](uint32_t V) { return uint64_t(uint16_t(V) / 7); }},
+      {"(unsigned char)x / 3",
+       [](uint32_t V) { return uint64_t(uint8_t(V) / 3); }},
+      {"(unsigned)((short)x / 5)",
+       [](uint32_t V) { return uint64_t(uint32_t(int16_t(V) / 5)); }},
+      {"(unsigned)((signed char)x % -3)",
+       [](uint32_t V) { return uint64_t(uint32_t(int8_t(V) % -3)); }},
+  };
+  for (const Narrow &C : Narrows) {
+    SCOPED_TRACE(C.Expr);
+    std::string Source = wordKernel("unsigned x = (unsigned)a[i];", C.Expr);
+    expectIssWords(Source, A, B,
+                   [&](uint64_t X, uint64_t) { return C.Ref(uint32_t(X)); });
+  }
+  for (int64_t D : Signed) {
+    SCOPED_TRACE("signed / and % " + std::to_string(D));
+    std::string C = "(" + std::to_string(D) + ")";
+    std::string Source =
+        wordKernel("int x = (int)a[i];", "((unsigned long long)(unsigned)(x / " + C +
+                                             ") << 32) | (unsigned)(x % " + C + ")");
+    expectIssWords(Source, A, B, [&](uint64_t X, uint64_t) {
+      int32_t V = int32_t(uint32_t(X)), S = int32_t(D);
+      return (uint64_t(uint32_t(V / S)) << 32) | uint32_t(V % S);
+    });
+  }
+}
+
+TEST(Prepare, DivisibilityTestsAreAMultiplyAndACompare) {
+  // `x % C == 0` (C odd or even, not a power of two) is folded on both
+  // targets when nothing else reads the remainder: no urem is left. On the
+  // iss each test agrees with C's, on multiples, their neighbours and
+  // random words, at 32 and 64 bits, for == and !=.
+  for (isel::PrepTarget T : {isel::PrepTarget::Simt, isel::PrepTarget::Ptx}) {
+    isel::PrepareOptions Opts;
+    Opts.Target = T;
+    auto P = prepare(R"(
+__global__ void k(unsigned *o, unsigned *a, unsigned long long *b) {
+  int i = threadIdx.x;
+  o[i] = (a[i] % 11 == 0) + (a[i] % 24 != 0) + (b[i] % 1000000007ull == 0);
+})",
+                     2, Opts);
+    ASSERT_EQ(P->Error, "");
+    for (Instruction &I : instructions(onlyKernel(*P)))
+      EXPECT_NE(I.getOpcode(), Instruction::URem) << printed(I);
+  }
+  // A remainder that is also stored stays (the fold would not save it; on
+  // ptx, where divisions by constants are ptxas's, it is still a urem).
+  {
+    isel::PrepareOptions Opts;
+    Opts.Target = isel::PrepTarget::Ptx;
+    auto P = prepare(R"(
+__global__ void k(unsigned *o, unsigned *a) {
+  int i = threadIdx.x;
+  unsigned r = a[i] % 11;
+  o[i] = r == 0 ? 5 : r;
+})",
+                     2, Opts);
+    ASSERT_EQ(P->Error, "");
+    unsigned Rems = 0;
+    for (Instruction &I : instructions(onlyKernel(*P)))
+      Rems += I.getOpcode() == Instruction::URem;
+    EXPECT_EQ(Rems, 1u);
+  }
+
+  const int64_t Divisors32[] = {3,   6,    11,         24,
+                                641, 1000, 0x7fffffff, 0x12345678};
+  std::vector<uint64_t> A = dividendsFor(Divisors32), B(A.size(), 0);
+  std::string Bits32, Bits64;
+  for (size_t K = 0; K < std::size(Divisors32); ++K) {
+    std::string C = std::to_string(Divisors32[K]) + "u";
+    Bits32 += " | ((unsigned long long)(x % " + C + " == 0) << " +
+              std::to_string(2 * K) + ")";
+    Bits32 += " | ((unsigned long long)(x % " + C + " != 0) << " +
+              std::to_string(2 * K + 1) + ")";
+  }
+  // 64 bits: multiples of 12 and of a large odd divisor among the words.
+  const uint64_t Divisors64[] = {12, 1000000007ull, 0x123456789ull};
+  for (uint64_t D : Divisors64)
+    for (uint64_t K :
+         {uint64_t(1), uint64_t(5), uint64_t(123456789), uint64_t(~0ull / D)})
+      for (uint64_t M : {K * D - 1, K * D, K * D + 1})
+        A.push_back(M);
+  while (A.size() % 64)
+    A.push_back(A.size() * 0x9e3779b97f4a7c15ull);
+  B.resize(A.size(), 0);
+  for (size_t K = 0; K < std::size(Divisors64); ++K)
+    Bits64 += " | ((unsigned long long)(a[i] % " +
+              std::to_string(Divisors64[K]) + "ull == 0) << " +
+              std::to_string(32 + K) + ")";
+  std::string Source = wordKernel("unsigned x = (unsigned)a[i];", "0" + Bits32 + Bits64);
+  expectIssWords(Source, A, B, [&](uint64_t X, uint64_t) {
+    uint64_t W = 0;
+    uint32_t V = uint32_t(X);
+    for (size_t K = 0; K < std::size(Divisors32); ++K) {
+      W |= uint64_t(V % uint32_t(Divisors32[K]) == 0) << (2 * K);
+      W |= uint64_t(V % uint32_t(Divisors32[K]) != 0) << (2 * K + 1);
+    }
+    for (size_t K = 0; K < std::size(Divisors64); ++K)
+      W |= uint64_t(X % Divisors64[K] == 0) << (32 + K);
+    return W;
+  });
+}
+
+TEST(Prepare, AddressesShareRowsAndReuseADominatingElement) {
+  // block_reduce's `s[t + st]` beside `s[t]`: `&s[t] + st`, the add gone;
+  // scan_blocks' `buf[src][t]` and `buf[src][t - off]`: one `&buf[src]`
+  // for both, and no GEP left with two variable indices. Both targets (the
+  // suite runs both kernels against their references on iss and rtl).
+  const char *Source = R"(
+__global__ void reduce(float *o) {
+  __shared__ float s[256];
+  unsigned t = threadIdx.x;
+  s[t] = o[t];
+  __syncthreads();
+  for (unsigned st = blockDim.x / 2; st > 0; st >>= 1) {
+    if (t < st)
+      s[t] += s[t + st];
+    __syncthreads();
+  }
+  o[t] = s[t];
+}
+__global__ void scan(unsigned *o) {
+  __shared__ unsigned buf[2][256];
+  unsigned t = threadIdx.x;
+  int src = 0;
+  buf[0][t] = o[t];
+  __syncthreads();
+  for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+    unsigned v = buf[src][t];
+    if (t >= off)
+      v += buf[src][t - off];
+    buf[1 - src][t] = v;
+    src = 1 - src;
+    __syncthreads();
+  }
+  o[t] = buf[src][t];
+})";
+  for (isel::PrepTarget T : {isel::PrepTarget::Simt, isel::PrepTarget::Ptx}) {
+    SCOPED_TRACE(T == isel::PrepTarget::Simt ? "simt" : "ptx");
+    isel::PrepareOptions Opts;
+    Opts.Target = T;
+    auto P = prepare(Source, 2, Opts);
+    ASSERT_EQ(P->Error, "");
+    for (Function &F : P->M->functions()) {
+      if (F.isDeclaration())
+        continue;
+      unsigned GepOfGep = 0, SharedPrefixes = 0;
+      for (Instruction &I : instructions(F)) {
+        auto *G = dyn_cast<GetElementPtrInst>(&I);
+        if (!G)
+          continue;
+        unsigned Variable = 0;
+        for (Value *Idx : G->indices())
+          Variable += !isa<Constant>(Idx);
+        EXPECT_LT(Variable, 2u) << printed(*G);
+        GepOfGep += isa<GetElementPtrInst>(G->getPointerOperand());
+        unsigned GepUsers = 0;
+        for (User *U : G->users())
+          GepUsers += isa<GetElementPtrInst>(U);
+        SharedPrefixes += GepUsers >= 2;
+      }
+      if (F.getName().contains("reduce")) {
+        EXPECT_GE(GepOfGep, 1u) << "s[t + st] is not &s[t] + st";
+        for (Instruction &I : instructions(F)) {
+          auto *Add = dyn_cast<BinaryOperator>(&I);
+          if (!Add || Add->getOpcode() != Instruction::Add)
+            continue;
+          for (User *U : Add->users())
+            EXPECT_FALSE(isa<GetElementPtrInst>(U) || isa<CastInst>(U))
+                << printed(*Add);
+        }
+      } else {
+        EXPECT_GE(SharedPrefixes, 1u)
+            << "buf[src][t] and buf[src][t - off] do not share &buf[src]";
+      }
+    }
+  }
+}
+
 TEST(Prepare, SaturatingArithmeticIsExpandedAndClampsAsC) {
   // C's clamping idioms become llvm.{u,s}{add,sub}.sat in InstCombine;
   // preparation expands them for both targets (no pattern selects them),

@@ -120,8 +120,10 @@ define void @constant_addresses(ptr addrspace(1) %out) {
 }
 
 ; MIR-LABEL: function dynamic_indices {
-; words[tid % 3]: index * 4 + 0.
-; MIR: [[I:%v[0-9]+]] = remu
+; words[tid % 3]: index * 4 + 0 (the remainder as x - 3 * mulhiu(x, M) >> 1;
+; tid is known below 2^16, so InstCombine's i16 urem needs no masks).
+; MIR: = mulhiu
+; MIR: [[I:%v[0-9]+]] = sub
 ; MIR-NEXT: [[IO:%v[0-9]+]] = shli [[I]], 2
 ; MIR-NEXT: {{%v[0-9]+}} = ld.const.u32 [[IO]], 0
 ; bytes[tid & 7]: the word at (12 + i) & ~3 (the 12 stays in the load),
