@@ -197,7 +197,14 @@ public:
   void emitWideCompare(llvm::CmpInst::Predicate P, ValueRegs A, ValueRegs B, Reg Dst);
   static bool isWideMinMax(const llvm::IntrinsicInst &II);
   llvm::Error selectWideMinMax(llvm::IntrinsicInst &II);
-  void emitWideShiftConst(unsigned IROpcode, ValueRegs A, unsigned Amount, ValueRegs Dst);
+  /// \p I's result registers when halves need no instruction: a known half
+  /// (the zero register, or an operand's half as it is) is bound as I's own
+  /// register, so users see the zero (no li, no or with 0, no cross term);
+  /// mir::NoReg halves get fresh registers for the caller to define. When a
+  /// use laid out earlier already named I's registers, those come back and
+  /// the known halves are copied into them.
+  ValueRegs wideResultWith(llvm::Instruction &I, Reg KnownLo, Reg KnownHi);
+  void emitWideShiftConst(llvm::Instruction &I, ValueRegs A, unsigned Amount);
   void emitWideShiftVar(unsigned IROpcode, ValueRegs A, Reg Amount, ValueRegs Dst);
 
   //===--- state ----------------------------------------------------------===//

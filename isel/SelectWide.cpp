@@ -49,11 +49,12 @@ Error Selector::selectWideBinary(BinaryOperator &I) {
     return EA.takeError();
   if (!EB)
     return EB.takeError();
-  ValueRegs A = *EA, B = *EB, D = resultRegs(&I);
+  ValueRegs A = *EA, B = *EB;
   auto Def = [](Reg R) { return Operand::def(R); };
   auto Use = [](Reg R) { return Operand::use(R); };
   switch (IROp) {
   case Instruction::Add: { // carry out of the low word: lo < a.lo
+    ValueRegs D = resultRegs(&I);
     emit(Opcode::ADD, {Def(D.Lo), Use(A.Lo), Use(B.Lo)});
     Reg Carry = emitRR(Opcode::SETLTU, D.Lo, A.Lo);
     Reg Sum = emitRR(Opcode::ADD, A.Hi, B.Hi);
@@ -61,6 +62,7 @@ Error Selector::selectWideBinary(BinaryOperator &I) {
     return Error::success();
   }
   case Instruction::Sub: { // borrow: a.lo < b.lo
+    ValueRegs D = resultRegs(&I);
     emit(Opcode::SUB, {Def(D.Lo), Use(A.Lo), Use(B.Lo)});
     Reg Borrow = emitRR(Opcode::SETLTU, A.Lo, B.Lo);
     Reg Diff = emitRR(Opcode::SUB, A.Hi, B.Hi);
@@ -68,6 +70,7 @@ Error Selector::selectWideBinary(BinaryOperator &I) {
     return Error::success();
   }
   case Instruction::Mul: { // hi = mulhiu(a.lo, b.lo) + a.lo*b.hi + a.hi*b.lo
+    ValueRegs D = resultRegs(&I);
     emit(Opcode::MUL, {Def(D.Lo), Use(A.Lo), Use(B.Lo)});
     // A high word that is the zero register (zext, small constants) has no
     // cross term.
@@ -97,8 +100,19 @@ Error Selector::selectWideBinary(BinaryOperator &I) {
     Opcode O = IROp == Instruction::And  ? Opcode::AND
                : IROp == Instruction::Or ? Opcode::OR
                                          : Opcode::XOR;
-    emit(O, {Def(D.Lo), Use(A.Lo), Use(B.Lo)});
-    emit(O, {Def(D.Hi), Use(A.Hi), Use(B.Hi)});
+    // A half against a zero half (zext, `x << 32`, small constants): and
+    // gives zero, or and xor the other half as it is.
+    auto Known = [&](Reg X, Reg Y) -> Reg {
+      if (X == 0 || Y == 0)
+        return O == Opcode::AND ? Reg(0) : (X == 0 ? Y : X);
+      return mir::NoReg;
+    };
+    Reg KnownLo = Known(A.Lo, B.Lo), KnownHi = Known(A.Hi, B.Hi);
+    ValueRegs D = wideResultWith(I, KnownLo, KnownHi);
+    if (KnownLo == mir::NoReg)
+      emit(O, {Def(D.Lo), Use(A.Lo), Use(B.Lo)});
+    if (KnownHi == mir::NoReg)
+      emit(O, {Def(D.Hi), Use(A.Hi), Use(B.Hi)});
     return Error::success();
   }
   case Instruction::Shl:
@@ -106,16 +120,33 @@ Error Selector::selectWideBinary(BinaryOperator &I) {
   case Instruction::AShr:
     // Amounts of 64 or more are poison, so only the low six bits matter.
     if (auto *C = dyn_cast<ConstantInt>(I.getOperand(1)))
-      emitWideShiftConst(IROp, A, C->getZExtValue() & 63, D);
+      emitWideShiftConst(I, A, C->getZExtValue() & 63);
     else
-      emitWideShiftVar(IROp, A, B.Lo, D);
+      emitWideShiftVar(IROp, A, B.Lo, resultRegs(&I));
     return Error::success();
   default:
     return cannotSelect(I);
   }
 }
 
-void Selector::emitWideShiftConst(unsigned IROp, ValueRegs A, unsigned N, ValueRegs D) {
+ValueRegs Selector::wideResultWith(Instruction &I, Reg KnownLo, Reg KnownHi) {
+  if (auto It = Values.find(&I); It != Values.end()) {
+    if (KnownLo != mir::NoReg)
+      copy(It->second.Lo, KnownLo);
+    if (KnownHi != mir::NoReg)
+      copy(It->second.Hi, KnownHi);
+    return It->second;
+  }
+  bool Uniform = !UI.isDivergent(&I);
+  ValueRegs R;
+  R.Lo = KnownLo != mir::NoReg ? KnownLo : Fn->newVReg(Uniform, I.getName().str());
+  R.Hi = KnownHi != mir::NoReg
+             ? KnownHi
+             : Fn->newVReg(Uniform, I.hasName() ? (I.getName() + ".hi").str() : "");
+  return Values[&I] = R;
+}
+
+void Selector::emitWideShiftConst(Instruction &I, ValueRegs A, unsigned N) {
   auto RI = [&](Opcode O, Reg Dst, Reg Src, int64_t Imm) {
     emit(O, {Operand::def(Dst), Operand::use(Src), Operand::imm(Imm)});
   };
@@ -124,11 +155,26 @@ void Selector::emitWideShiftConst(unsigned IROp, ValueRegs A, unsigned N, ValueR
     RI(O, Dst, Src, Imm);
     return Dst;
   };
+  unsigned IROp = I.getOpcode();
+  // Halves that need no instruction: the operand's as they are (a shift by
+  // 0, or the word a shift by 32 moves) and the zeros shifted in.
+  Reg KnownLo = mir::NoReg, KnownHi = mir::NoReg;
   if (N == 0) {
-    copy(D.Lo, A.Lo);
-    copy(D.Hi, A.Hi);
-    return;
+    KnownLo = A.Lo;
+    KnownHi = A.Hi;
+  } else if (N >= 32 && IROp == Instruction::Shl) {
+    KnownLo = 0;
+    if (N == 32)
+      KnownHi = A.Lo;
+  } else if (N >= 32) {
+    if (IROp == Instruction::LShr)
+      KnownHi = 0;
+    if (N == 32) // `(u64)a * b >> 32` is mulhiu alone
+      KnownLo = A.Hi;
   }
+  ValueRegs D = wideResultWith(I, KnownLo, KnownHi);
+  if (N == 0)
+    return;
   switch (IROp) {
   case Instruction::Shl:
     if (N < 32) { // hi = hi << n | lo >> (32 - n)
@@ -136,12 +182,8 @@ void Selector::emitWideShiftConst(unsigned IROp, ValueRegs A, unsigned N, ValueR
       Reg Carried = Ri(Opcode::SHRI, A.Lo, 32 - N);
       emit(Opcode::OR, {Operand::def(D.Hi), Operand::use(Up), Operand::use(Carried)});
       RI(Opcode::SHLI, D.Lo, A.Lo, N);
-    } else {
-      if (N == 32) // a copy, not a shift by 0 (the coalescer removes copies)
-        copy(D.Hi, A.Lo);
-      else
-        RI(Opcode::SHLI, D.Hi, A.Lo, N - 32);
-      emit(mir::LI, {Operand::def(D.Lo), Operand::imm(0)});
+    } else if (N > 32) {
+      RI(Opcode::SHLI, D.Hi, A.Lo, N - 32);
     }
     return;
   case Instruction::LShr:
@@ -153,16 +195,12 @@ void Selector::emitWideShiftConst(unsigned IROp, ValueRegs A, unsigned N, ValueR
       Reg Carried = Ri(Opcode::SHLI, A.Hi, 32 - N);
       emit(Opcode::OR, {Operand::def(D.Lo), Operand::use(Down), Operand::use(Carried)});
       RI(HiShift, D.Hi, A.Hi, N);
-    } else {
-      if (N == 32) // the high word as it is: `(u64)a * b >> 32` is mulhiu alone
-        copy(D.Lo, A.Hi);
-      else
-        RI(HiShift, D.Lo, A.Hi, N - 32);
-      if (Arith)
-        RI(Opcode::SRAI, D.Hi, A.Hi, 31);
-      else
-        emit(mir::LI, {Operand::def(D.Hi), Operand::imm(0)});
+      return;
     }
+    if (N > 32)
+      RI(HiShift, D.Lo, A.Hi, N - 32);
+    if (Arith)
+      RI(Opcode::SRAI, D.Hi, A.Hi, 31);
     return;
   }
   default:

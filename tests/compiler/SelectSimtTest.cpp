@@ -469,11 +469,40 @@ define void @k(ptr addrspace(1) %p, i32 %a, i32 %b, i32 %n) {
   EXPECT_LINE(S, V + " = mulhiu " + V + ", " + V);
   EXPECT_EQ(countOpcode(*S.Fn, simt::Opcode::MUL), 3u) << S.Text; // lo*lo, two cross terms
   EXPECT_LINE(S, V + " = shli " + V + ", 8");      // shl 40: hi = lo << 8, lo = 0
-  EXPECT_LINE(S, V + " = LI 0");
+  // ... the zero register, not a register loaded with 0.
+  EXPECT_FALSE(hasLine(S.Text, V + " = LI 0")) << S.Text;
   EXPECT_LINE(S, V + " = setlt " + V + ", " + V);  // hi words, signed
   EXPECT_LINE(S, "st.global.u32 " + V + ", 0, " + V);
   EXPECT_LINE(S, "st.global.u32 " + V + ", 4, " + V);
   EXPECT_LINE(S, "st.global.u32 " + V + ", 12, " + V);
+}
+
+TEST(SelectSimtTest, I64ZeroHalvesNeedNoInstruction) {
+  // (b << 32) | a is the two words as they are: no shift, no or, no li 0.
+  // x >> 33 has the zero register as its high word, so x ^ (x >> 33) is one
+  // xor (the high word is x's), and & zext(a) one and (the high word is 0).
+  Selected S = select(R"(
+define void @k(ptr addrspace(1) %p, i32 %a, i32 %b) {
+  %lo = zext i32 %a to i64
+  %hi = zext i32 %b to i64
+  %hs = shl i64 %hi, 32
+  %x = or i64 %hs, %lo
+  %y = lshr i64 %x, 33
+  %z = xor i64 %x, %y
+  %w = and i64 %z, %lo
+  store i64 %z, ptr addrspace(1) %p, align 8
+  %q = getelementptr inbounds i64, ptr addrspace(1) %p, i32 1
+  store i64 %w, ptr addrspace(1) %q, align 8
+  ret void
+})");
+  ASSERT_TRUE(S.Fn) << S.Error;
+  EXPECT_EQ(countOpcode(*S.Fn, simt::Opcode::OR), 0u) << S.Text;
+  EXPECT_EQ(countOpcode(*S.Fn, simt::Opcode::XOR), 1u) << S.Text;
+  EXPECT_EQ(countOpcode(*S.Fn, simt::Opcode::AND), 1u) << S.Text;
+  EXPECT_FALSE(hasLine(S.Text, V + " = LI 0")) << S.Text;
+  EXPECT_LINE(S, V + " = shri " + V + ", 1"); // x >> 33: lo = b >> 1
+  // w's high word is the zero register, stored as it is.
+  EXPECT_LINE(S, "st.global.u32 " + V + ", 12, r0");
 }
 
 TEST(SelectSimtTest, I64PhiIsTwoPhis) {
