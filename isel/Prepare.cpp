@@ -88,10 +88,10 @@
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/Scalar.h"
-#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
-#include "llvm/Transforms/Scalar/InferAddressSpaces.h"
-#include "llvm/Transforms/Scalar/Scalarizer.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/InferAddressSpaces.h"
+#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
+#include "llvm/Transforms/Scalar/Scalarizer.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/FixIrreducible.h"
@@ -708,7 +708,7 @@ struct FoldDivisibilityTestsPass : PassInfoMixin<FoldDivisibilityTestsPass> {
       if (K) // rotate right by k: a multiple of 2^k has its low k bits 0
         P = B.CreateOr(B.CreateLShr(P, K), B.CreateShl(P, Bits - K));
       Value *Test = Cmp->getPredicate() == ICmpInst::ICMP_EQ ? B.CreateICmpULE(P, B.getInt(Bound))
-                                                              : B.CreateICmpUGT(P, B.getInt(Bound));
+                                                             : B.CreateICmpUGT(P, B.getInt(Bound));
       Test->takeName(Cmp);
       Cmp->replaceAllUsesWith(Test);
       Cmp->eraseFromParent();
@@ -1277,8 +1277,8 @@ struct SplitGepPrefixPass : PassInfoMixin<SplitGepPrefixPass> {
     for (GetElementPtrInst *G : Work) {
       IRBuilder<> B(G);
       SmallVector<Value *, 4> Lead(G->idx_begin(), G->idx_end() - 1);
-      Value *Prefix = B.CreateGEP(G->getSourceElementType(), G->getPointerOperand(), Lead, "",
-                                  G->isInBounds());
+      Value *Prefix =
+          B.CreateGEP(G->getSourceElementType(), G->getPointerOperand(), Lead, "", G->isInBounds());
       Value *New = B.CreateGEP(G->getResultElementType(), Prefix,
                                G->getOperand(G->getNumOperands() - 1), "", G->isInBounds());
       New->takeName(G);

@@ -535,12 +535,10 @@ std::string wordKernel(const std::string &Decl, const std::string &Expr) {
 /// divisor d, multiples of it and their neighbours up to the largest below
 /// 2^32, signed ones around 0 and the extremes, and random words.
 std::vector<uint64_t> dividendsFor(ArrayRef<int64_t> Divisors) {
-  std::vector<uint64_t> A = {0,          1,          2,          0x7fffffff,
-                             0x80000000, 0x80000001, 0xfffffffe, 0xffffffff};
+  std::vector<uint64_t> A = {0, 1, 2, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff};
   for (int64_t D : Divisors) {
     uint64_t Abs = uint64_t(D < 0 ? -D : D), Top = 0xffffffffull / Abs;
-    for (uint64_t K : {uint64_t(1), uint64_t(2), uint64_t(3), uint64_t(77),
-                       Top / 2, Top - 1, Top})
+    for (uint64_t K : {uint64_t(1), uint64_t(2), uint64_t(3), uint64_t(77), Top / 2, Top - 1, Top})
       for (uint64_t M : {K * Abs - 1, K * Abs, K * Abs + 1}) {
         A.push_back(M & 0xffffffff);
         A.push_back(uint32_t(-int32_t(M))); // its negation as a 32-bit word
@@ -561,10 +559,8 @@ TEST(Prepare, DivisionByAConstantIsAMultiplyHighOnSimtAndMatchesC) {
   auto Divisions = [](Prepared &P) {
     unsigned N = 0;
     for (Instruction &I : instructions(onlyKernel(P)))
-      N += (I.getOpcode() == Instruction::UDiv ||
-            I.getOpcode() == Instruction::URem ||
-            I.getOpcode() == Instruction::SDiv ||
-            I.getOpcode() == Instruction::SRem) &&
+      N += (I.getOpcode() == Instruction::UDiv || I.getOpcode() == Instruction::URem ||
+            I.getOpcode() == Instruction::SDiv || I.getOpcode() == Instruction::SRem) &&
            isa<ConstantInt>(I.getOperand(1));
     return N;
   };
@@ -581,11 +577,9 @@ __global__ void k(unsigned *o, unsigned *a, int *b) {
     EXPECT_EQ(Divisions(*P), T == isel::PrepTarget::Simt ? 0u : 4u);
   }
 
-  const int64_t Unsigned[] = {3,    6,          7,          10,        11,
-                              13,   14,         25,         641,       1000,
-                              7919, 0x7fffffff, 0x12345678, 0x80000001};
-  const int64_t Signed[] = {3,  -3,  6,   -6,   7,          -7,
-                            10, 125, 641, -641, 0x7fffffff, -0x7fffffff};
+  const int64_t Unsigned[] = {3,  6,   7,    10,   11,         13,         14,
+                              25, 641, 1000, 7919, 0x7fffffff, 0x12345678, 0x80000001};
+  const int64_t Signed[] = {3, -3, 6, -6, 7, -7, 10, 125, 641, -641, 0x7fffffff, -0x7fffffff};
   std::vector<int64_t> All(std::begin(Unsigned), std::end(Unsigned));
   All.insert(All.end(), std::begin(Signed), std::end(Signed));
   std::vector<uint64_t> A = dividendsFor(All), B(A.size(), 0);
@@ -593,8 +587,9 @@ __global__ void k(unsigned *o, unsigned *a, int *b) {
     SCOPED_TRACE("unsigned / and % " + std::to_string(D));
     std::string C = std::to_string(D) + "u";
     // Quotient in the high word, remainder in the low one.
-    std::string Source = wordKernel("unsigned x = (unsigned)a[i];",
-                                    "((unsigned long long)(x / " + C + ") << 32) | (x % " + C + ")");
+    std::string Source =
+        wordKernel("unsigned x = (unsigned)a[i];",
+                   "((unsigned long long)(x / " + C + ") << 32) | (x % " + C + ")");
     expectIssWords(Source, A, B, [&](uint64_t X, uint64_t) {
       uint32_t V = uint32_t(X), U = uint32_t(D);
       return (uint64_t(V / U) << 32) | (V % U);
@@ -607,22 +602,17 @@ __global__ void k(unsigned *o, unsigned *a, int *b) {
     uint64_t (*Ref)(uint32_t);
   };
   const Narrow Narrows[] = {
-      {"(unsigned short)x % 9",
-       [](uint32_t V) { return uint64_t(uint16_t(V) % 9); }},
-      {"(unsigned short)x / 7",
-       [](uint32_t V) { return uint64_t(uint16_t(V) / 7); }},
-      {"(unsigned char)x / 3",
-       [](uint32_t V) { return uint64_t(uint8_t(V) / 3); }},
-      {"(unsigned)((short)x / 5)",
-       [](uint32_t V) { return uint64_t(uint32_t(int16_t(V) / 5)); }},
+      {"(unsigned short)x % 9", [](uint32_t V) { return uint64_t(uint16_t(V) % 9); }},
+      {"(unsigned short)x / 7", [](uint32_t V) { return uint64_t(uint16_t(V) / 7); }},
+      {"(unsigned char)x / 3", [](uint32_t V) { return uint64_t(uint8_t(V) / 3); }},
+      {"(unsigned)((short)x / 5)", [](uint32_t V) { return uint64_t(uint32_t(int16_t(V) / 5)); }},
       {"(unsigned)((signed char)x % -3)",
        [](uint32_t V) { return uint64_t(uint32_t(int8_t(V) % -3)); }},
   };
   for (const Narrow &C : Narrows) {
     SCOPED_TRACE(C.Expr);
     std::string Source = wordKernel("unsigned x = (unsigned)a[i];", C.Expr);
-    expectIssWords(Source, A, B,
-                   [&](uint64_t X, uint64_t) { return C.Ref(uint32_t(X)); });
+    expectIssWords(Source, A, B, [&](uint64_t X, uint64_t) { return C.Ref(uint32_t(X)); });
   }
   for (int64_t D : Signed) {
     SCOPED_TRACE("signed / and % " + std::to_string(D));
@@ -674,30 +664,25 @@ __global__ void k(unsigned *o, unsigned *a) {
     EXPECT_EQ(Rems, 1u);
   }
 
-  const int64_t Divisors32[] = {3,   6,    11,         24,
-                                641, 1000, 0x7fffffff, 0x12345678};
+  const int64_t Divisors32[] = {3, 6, 11, 24, 641, 1000, 0x7fffffff, 0x12345678};
   std::vector<uint64_t> A = dividendsFor(Divisors32), B(A.size(), 0);
   std::string Bits32, Bits64;
   for (size_t K = 0; K < std::size(Divisors32); ++K) {
     std::string C = std::to_string(Divisors32[K]) + "u";
-    Bits32 += " | ((unsigned long long)(x % " + C + " == 0) << " +
-              std::to_string(2 * K) + ")";
-    Bits32 += " | ((unsigned long long)(x % " + C + " != 0) << " +
-              std::to_string(2 * K + 1) + ")";
+    Bits32 += " | ((unsigned long long)(x % " + C + " == 0) << " + std::to_string(2 * K) + ")";
+    Bits32 += " | ((unsigned long long)(x % " + C + " != 0) << " + std::to_string(2 * K + 1) + ")";
   }
   // 64 bits: multiples of 12 and of a large odd divisor among the words.
   const uint64_t Divisors64[] = {12, 1000000007ull, 0x123456789ull};
   for (uint64_t D : Divisors64)
-    for (uint64_t K :
-         {uint64_t(1), uint64_t(5), uint64_t(123456789), uint64_t(~0ull / D)})
+    for (uint64_t K : {uint64_t(1), uint64_t(5), uint64_t(123456789), uint64_t(~0ull / D)})
       for (uint64_t M : {K * D - 1, K * D, K * D + 1})
         A.push_back(M);
   while (A.size() % 64)
     A.push_back(A.size() * 0x9e3779b97f4a7c15ull);
   B.resize(A.size(), 0);
   for (size_t K = 0; K < std::size(Divisors64); ++K)
-    Bits64 += " | ((unsigned long long)(a[i] % " +
-              std::to_string(Divisors64[K]) + "ull == 0) << " +
+    Bits64 += " | ((unsigned long long)(a[i] % " + std::to_string(Divisors64[K]) + "ull == 0) << " +
               std::to_string(32 + K) + ")";
   std::string Source = wordKernel("unsigned x = (unsigned)a[i];", "0" + Bits32 + Bits64);
   expectIssWords(Source, A, B, [&](uint64_t X, uint64_t) {
@@ -778,12 +763,10 @@ __global__ void scan(unsigned *o) {
           if (!Add || Add->getOpcode() != Instruction::Add)
             continue;
           for (User *U : Add->users())
-            EXPECT_FALSE(isa<GetElementPtrInst>(U) || isa<CastInst>(U))
-                << printed(*Add);
+            EXPECT_FALSE(isa<GetElementPtrInst>(U) || isa<CastInst>(U)) << printed(*Add);
         }
       } else {
-        EXPECT_GE(SharedPrefixes, 1u)
-            << "buf[src][t] and buf[src][t - off] do not share &buf[src]";
+        EXPECT_GE(SharedPrefixes, 1u) << "buf[src][t] and buf[src][t - off] do not share &buf[src]";
       }
     }
   }
