@@ -541,7 +541,7 @@ std::vector<uint64_t> dividendsFor(ArrayRef<int64_t> Divisors) {
     for (uint64_t K : {uint64_t(1), uint64_t(2), uint64_t(3), uint64_t(77), Top / 2, Top - 1, Top})
       for (uint64_t M : {K * Abs - 1, K * Abs, K * Abs + 1}) {
         A.push_back(M & 0xffffffff);
-        A.push_back(uint32_t(-int32_t(M))); // its negation as a 32-bit word
+        A.push_back(uint32_t(0u - uint32_t(M))); // its negation as a 32-bit word
       }
   }
   std::mt19937_64 Rng(20261202);
