@@ -1289,6 +1289,21 @@ struct SplitGepPrefixPass : PassInfoMixin<SplitGepPrefixPass> {
   }
 };
 
+/// The no-wrap flags an add under the GEP index \p Idx (the operand, after
+/// any extension) needs for the index of the sum to be the sum of the
+/// indices: nuw under a zext; nsw under a sext, or when the index is
+/// narrower than the pointer's index width (GEP sign-extends it). The
+/// address passes below split indices only under this rule.
+struct IndexNoWrap {
+  bool Nuw, Nsw;
+  IndexNoWrap(const Value *Idx, unsigned IndexBits)
+      : Nuw(isa<ZExtInst>(Idx)),
+        Nsw(isa<SExtInst>(Idx) || Idx->getType()->getIntegerBitWidth() < IndexBits) {}
+  bool allows(const BinaryOperator &Add) const {
+    return (!Nuw || Add.hasNoUnsignedWrap()) && (!Nsw || Add.hasNoSignedWrap());
+  }
+};
+
 /// `&a[x + y]` as `&a[y] + x` where `&a[y]` is already computed and
 /// dominates it: `sums[tid + stride]` beside `sums[tid]` (block_reduce)
 /// needs only stride's scaled offset, not a second full address (ptx: 72
@@ -1300,10 +1315,9 @@ struct SplitGepPrefixPass : PassInfoMixin<SplitGepPrefixPass> {
 /// and another GEP of the same pointer and leading indices has exactly the
 /// extended other addend as its last index.
 ///
-/// Input: SSA after optimization. An index `zext(add nuw x, y)` or
-/// `sext(add nsw x, y)` is `ext x + ext y`, and an `add x, y` needs no
-/// flag when it is as wide as the pointer's index (64 bits on ptx, 32 on
-/// simt: GEP offsets wrap at that width). Guarantees:
+/// Input: SSA after optimization. The add must carry the flags IndexNoWrap
+/// names (none for an index as wide as the pointer's: 64 bits on ptx, 32
+/// on simt; GEP offsets wrap at that width). Guarantees:
 /// the rewritten GEP computes the same address, as `gep T, Dominating,
 /// ext x`, without inbounds (x alone may be a large offset that the sum
 /// with y wrapped back into range).
@@ -1312,6 +1326,7 @@ struct ReuseDominatingAddressPass : PassInfoMixin<ReuseDominatingAddressPass> {
   /// none), when the rewrite is valid and removes the add.
   static BinaryOperator *addUnderLastIndex(GetElementPtrInst &G, unsigned &ExtOp) {
     Value *Idx = G.getOperand(G.getNumOperands() - 1);
+    IndexNoWrap Need(Idx, G.getModule()->getDataLayout().getIndexTypeSizeInBits(G.getType()));
     ExtOp = 0;
     if (auto *Ext = dyn_cast<CastInst>(Idx);
         Ext && (Ext->getOpcode() == Instruction::ZExt || Ext->getOpcode() == Instruction::SExt)) {
@@ -1321,14 +1336,8 @@ struct ReuseDominatingAddressPass : PassInfoMixin<ReuseDominatingAddressPass> {
       Idx = Ext->getOperand(0);
     }
     auto *Add = dyn_cast<BinaryOperator>(Idx);
-    if (!Add || Add->getOpcode() != Instruction::Add || !Add->hasOneUse())
+    if (!Add || Add->getOpcode() != Instruction::Add || !Add->hasOneUse() || !Need.allows(*Add))
       return nullptr;
-    if ((ExtOp == Instruction::ZExt && !Add->hasNoUnsignedWrap()) ||
-        (ExtOp == Instruction::SExt && !Add->hasNoSignedWrap()))
-      return nullptr;
-    const DataLayout &DL = G.getModule()->getDataLayout();
-    if (!ExtOp && Add->getType()->getIntegerBitWidth() != DL.getIndexTypeSizeInBits(G.getType()))
-      return nullptr; // an index narrower than the pointer's is sign-extended
     return Add;
   }
 
@@ -1449,21 +1458,19 @@ struct SplitAddressOffsetsPass : PassInfoMixin<SplitAddressOffsetsPass> {
       S.Ext = Cast->getOpcode();
       Inner = Cast->getOperand(0);
     }
-    bool NeedsNuw = S.Ext == Instruction::ZExt;
-    bool NeedsNsw = S.Ext == Instruction::SExt || Idx->getType()->getIntegerBitWidth() < IndexBits;
+    IndexNoWrap Need(Idx, IndexBits);
     int64_t Offset = 0;
     for (;;) {
       auto *Op = dyn_cast<BinaryOperator>(Inner);
       auto *C = Op ? dyn_cast<ConstantInt>(Op->getOperand(1)) : nullptr;
       if (!C || C->getBitWidth() > 64)
         break;
-      bool Add = Op->getOpcode() == Instruction::Add &&
-                 (!NeedsNuw || Op->hasNoUnsignedWrap()) && (!NeedsNsw || Op->hasNoSignedWrap());
+      bool Add = Op->getOpcode() == Instruction::Add && Need.allows(*Op);
       bool DisjointOr = Op->getOpcode() == Instruction::Or && cast<PossiblyDisjointInst>(Op)->isDisjoint();
       if (!Add && !DisjointOr)
         break;
       // A zext's operand adds as unsigned, anything else as signed.
-      Offset += NeedsNuw ? int64_t(C->getZExtValue()) : C->getSExtValue();
+      Offset += Need.Nuw ? int64_t(C->getZExtValue()) : C->getSExtValue();
       Inner = Op->getOperand(0);
     }
     // Even with no offset the root is the extension's operand: `zext x` in

@@ -430,15 +430,21 @@ int64_t Selector::constValue(const ConstantInt &C, Ext E) {
   return C.getSExtValue();
 }
 
+Reg Selector::newResultReg(Value *V, bool HighWord) {
+  std::string Name = V->getName().str();
+  if (HighWord && !Name.empty())
+    Name += ".hi";
+  return Fn->newVReg(!UI.isDivergent(V), Name);
+}
+
 ValueRegs &Selector::resultRegs(Value *V) {
   auto It = Values.find(V);
   if (It != Values.end())
     return It->second;
-  bool Uniform = !UI.isDivergent(V);
   ValueRegs R;
-  R.Lo = Fn->newVReg(Uniform, V->getName().str());
+  R.Lo = newResultReg(V, false);
   if (V->getType()->isIntegerTy(64))
-    R.Hi = Fn->newVReg(Uniform, V->hasName() ? (V->getName() + ".hi").str() : "");
+    R.Hi = newResultReg(V, true);
   return Values[V] = R;
 }
 

@@ -126,6 +126,9 @@ public:
   // Values.
   /// Result registers of \p I (created on first request).
   ValueRegs &resultRegs(llvm::Value *I);
+  /// A fresh register for \p V's low or high word: uniform as V is, named
+  /// after it (".hi" for the high word).
+  Reg newResultReg(llvm::Value *V, bool HighWord);
   Reg result(llvm::Value *I) { return resultRegs(I).Lo; }
   /// Makes \p Regs the result of \p I (no-op casts, values computed into
   /// fresh registers); copies when a use already asked for I's registers.

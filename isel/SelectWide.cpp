@@ -137,12 +137,9 @@ ValueRegs Selector::wideResultWith(Instruction &I, Reg KnownLo, Reg KnownHi) {
       copy(It->second.Hi, KnownHi);
     return It->second;
   }
-  bool Uniform = !UI.isDivergent(&I);
   ValueRegs R;
-  R.Lo = KnownLo != mir::NoReg ? KnownLo : Fn->newVReg(Uniform, I.getName().str());
-  R.Hi = KnownHi != mir::NoReg
-             ? KnownHi
-             : Fn->newVReg(Uniform, I.hasName() ? (I.getName() + ".hi").str() : "");
+  R.Lo = KnownLo != mir::NoReg ? KnownLo : newResultReg(&I, false);
+  R.Hi = KnownHi != mir::NoReg ? KnownHi : newResultReg(&I, true);
   return Values[&I] = R;
 }
 
