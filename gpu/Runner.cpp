@@ -1,7 +1,8 @@
 //===- Runner.cpp - The suite on a real GPU: ours, nvcc and LLVM's PTX ----===//
 //
 //   tandem-gpu-runner BUNDLE --nvcc-dir DIR --out RESULTS.json [--reps N]
-//                     [--only CASE]... [--skip-timing]
+//                     [--only CASE]... [--skip-timing] [--budget-s SECONDS]
+//   tandem-gpu-runner --summarize RESULTS.json
 //
 // Runs on the lent GPU machine, which has CUDA but no LLVM: plain C++17, the
 // driver API through runtime/CudaDriverApi.h (the gpu device's own loader),
@@ -27,13 +28,20 @@
 //     them that fits one launch (the rest are listed in "skipped");
 //  4. the GPU's name, driver, clocks (nvidia-smi) before and after.
 //
-// Everything goes to RESULTS.json; a short table is printed last. Exit
-// status: 0 all correct, 1 a wrong result or a failed case, 3 no driver or
-// no GPU (nothing measured), 2 a usage error.
+// Everything goes to RESULTS.json, written whole after every entry
+// (Results.h: a run stopped from outside leaves what it measured, marked
+// "complete": false); a short table is printed last. --budget-s stops
+// starting timing problems (phases 2 and 3) once that many seconds have
+// passed and lists the rest in "skipped"; phase 1's correctness always runs
+// to the end. --summarize prints the table of a results file, finished or
+// not. Exit status: 0 all correct, 1 a wrong result or a failed case (with
+// --summarize: or an incomplete file), 3 no driver or no GPU (nothing
+// measured), 2 a usage error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Json.h"
+#include "Results.h"
 #include "Sparse.h"
 #include "Summary.h"
 
@@ -616,20 +624,6 @@ std::string matrixShapeJson(const Csr &A) {
          ",\"max_row_length\":" + std::to_string(Longest) + "}";
 }
 
-/// Writes \p Text to a temporary file next to \p Path, then renames it: a
-/// reader never sees half a results file.
-void writeFileAtomically(const std::string &Path, const std::string &Text) {
-  std::string Tmp = Path + ".tmp";
-  {
-    std::ofstream Out(Tmp, std::ios::binary);
-    Out << Text;
-    if (!Out.flush())
-      throw std::runtime_error("cannot write '" + Tmp + "'");
-  }
-  if (std::rename(Tmp.c_str(), Path.c_str()) != 0)
-    throw std::runtime_error("cannot rename '" + Tmp + "' to '" + Path + "'");
-}
-
 //===--- Timing ---------------------------------------------------------------===//
 
 struct Timing {
@@ -952,6 +946,7 @@ struct Options {
   int Reps = 25;
   std::vector<std::string> Only;
   bool Timing = true;
+  double BudgetS = 0; ///< > 0: start no timing problem after this many seconds
 };
 
 const char *const VariantNames[] = {"ours", "nvcc", "llc"};
@@ -985,7 +980,19 @@ std::vector<std::string> variantPtx(const Options &O, const Json &C) {
   return Ptx;
 }
 
+/// Seconds since the runner started, for --budget-s.
+class Stopwatch {
+public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  }
+
+private:
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
+};
+
 int run(const Options &O) {
+  Stopwatch Clock;
   Json Manifest = JsonParser(readFile(O.Bundle + "/manifest.json")).parse();
   Gpu G;
   std::string Why;
@@ -993,25 +1000,36 @@ int run(const Options &O) {
     std::cerr << "tandem-gpu-runner: no GPU: " << Why << "\n";
     return 3;
   }
-  std::ostringstream J; // the results file
-  J << "{\"gpu\":" << G.infoJson() << ",\"nvidia_smi_before\":" << quote(nvidiaSmi())
-    << ",\"reps\":" << O.Reps;
+  std::ostringstream Header;
+  Header << "\"gpu\":" << G.infoJson() << ",\"nvidia_smi_before\":" << quote(nvidiaSmi())
+         << ",\"reps\":" << O.Reps;
+  if (O.BudgetS > 0)
+    Header << ",\"budget_s\":" << number(O.BudgetS);
   if (O.Timing)
-    J << ",\"profile\":" << measureProfile(G, O.Reps);
-  J << ",\"cases\":[";
+    Header << ",\"profile\":" << measureProfile(G, O.Reps);
+  ResultsFile Results(O.Out, Header.str());
   bool AllCorrect = true;
   auto Wanted = [&](const std::string &Name) {
     return O.Only.empty() || std::find(O.Only.begin(), O.Only.end(), Name) != O.Only.end();
   };
+  // The budget bounds the timing of phases 2 (large) and 3 only: every
+  // case's correctness is always checked, it is what the check is for.
+  auto OverBudget = [&] { return O.BudgetS > 0 && Clock.seconds() > O.BudgetS; };
+  auto BudgetNote = [&](const std::string &What) {
+    char Spent[64];
+    std::snprintf(Spent, sizeof Spent, "%.0f s of the %.0f s budget", Clock.seconds(), O.BudgetS);
+    Results.addSkipped(What + ": not run: " + Spent + " were spent (--budget-s)");
+    std::cerr << "skipped " << What << ": over the time budget\n";
+  };
 
   // 1 + 2: every case's own problem, each variant checked and timed.
-  bool FirstCase = true;
   for (const Json &C : Manifest["cases"].A) {
     const std::string Name = C["name"].S;
     if (!Wanted(Name))
       continue;
-    J << (FirstCase ? "" : ",") << "{\"name\":" << quote(Name);
-    FirstCase = false;
+    Results.writeProgress("case " + Name);
+    std::ostringstream J;
+    J << "{\"name\":" << quote(Name);
     try {
       Problem P = problemFromManifest(C, O.Bundle);
       std::vector<std::string> Ptx = variantPtx(O, C);
@@ -1054,19 +1072,21 @@ int run(const Options &O) {
       std::cerr << Name << ": " << E.what() << "\n";
     }
     J << "}";
+    Results.addCase(J.str());
   }
-  J << "],\"timing\":[";
 
-  // 2 (large) + 3: the timing specs, then the real matrices.
+  // 2 (large) + 3: the timing specs and the matrices.
   Rng Random(0x5eed);
-  bool FirstSpec = true;
   const unsigned SpmmColumns =
       Manifest.has("spmm_columns") ? unsigned(Manifest["spmm_columns"].integer()) : 0;
-  std::vector<std::string> Skipped; // sparse runs that could not be made, and why
   auto TimeProblem = [&](const Problem &P, const Json &Case, const std::string &Label,
                          const Csr *Matrix, const std::string &MatrixName) {
-    J << (FirstSpec ? "" : ",") << "{\"case\":" << quote(P.Name) << ",\"size\":" << quote(Label);
-    FirstSpec = false;
+    std::string What = P.Name + " " + Label;
+    if (OverBudget())
+      return BudgetNote(What);
+    Results.writeProgress("timing " + What);
+    std::ostringstream J;
+    J << "{\"case\":" << quote(P.Name) << ",\"size\":" << quote(Label);
     if (Matrix)
       J << ",\"matrix\":" << quote(MatrixName) << ",\"matrix_shape\":" << matrixShapeJson(*Matrix);
     if (P.Name == SpmmKernel)
@@ -1120,6 +1140,7 @@ int run(const Options &O) {
       J << ",\"cusparse\":\"not built (no cuSPARSE where the runner was built)\"";
 #endif
     J << "}";
+    Results.addTiming(J.str());
   };
   auto CaseJson = [&](const std::string &Name) -> const Json * {
     for (const Json &C : Manifest["cases"].A)
@@ -1150,24 +1171,33 @@ int run(const Options &O) {
                                   : "the bundle names no spmm_columns (exported before SpMM "
                                     "timings: export it again)";
     if (!Why.empty()) {
-      Skipped.push_back(std::string(SpmmKernel) + " on '" + MatrixName + "': not run: " + Why);
-      std::cerr << Skipped.back() << "\n";
+      Results.addSkipped(std::string(SpmmKernel) + " on '" + MatrixName + "': not run: " + Why);
+      std::cerr << SpmmKernel << " on '" << MatrixName << "': not run: " << Why << "\n";
       return;
     }
     TimeProblem(spmmProblem(A, SpmmColumns, Random), *C, Label, &A, MatrixName);
   };
-  if (O.Timing) {
+  // Cheapest first, so a budget spends itself on the costliest: the large
+  // dense problems (the ours/nvcc table), the real matrices (small), then
+  // the synthetic matrices (a 4M-row one takes seconds to generate and
+  // copy).
+  auto TimeSpecs = [&](bool Synthetic) {
     std::vector<std::string> SyntheticDone;
     for (const Json &S : Manifest["timing"].A) {
       const Json *C = CaseJson(S["case"].S);
-      if (!C || !Wanted(S["case"].S))
+      if (!C || !Wanted(S["case"].S) || (S["generator"].S == "csr") != Synthetic)
         continue;
       try {
-        if (S["generator"].S == "csr") { // each distinct matrix once, every kernel
+        if (Synthetic) { // each distinct matrix once, every kernel
           std::string Name = syntheticName(S);
           if (std::find(SyntheticDone.begin(), SyntheticDone.end(), Name) != SyntheticDone.end())
             continue;
           SyntheticDone.push_back(Name);
+          if (OverBudget()) { // before generating it
+            BudgetNote("every kernel on '" + Name + "'");
+            continue;
+          }
+          Results.writeProgress("generating '" + Name + "'");
           Csr A = syntheticMatrix(S);
           TimeSparse(A, Name, S["matrix"].S);
           continue;
@@ -1179,27 +1209,29 @@ int run(const Options &O) {
         std::cerr << "timing " << S["case"].S << ": " << E.what() << "\n";
       }
     }
-    // Real matrices.
+  };
+  auto TimeRealMatrices = [&] {
     for (const Json &F : Manifest["matrices"].A) {
+      std::string Base = F.S.substr(F.S.find_last_of('/') + 1);
+      if (OverBudget()) {
+        BudgetNote("every kernel on '" + Base + "'");
+        continue;
+      }
       try {
+        Results.writeProgress("reading '" + Base + "'");
         Csr A = readMatrixMarket(O.Bundle + "/" + F.S);
-        std::string Base = F.S.substr(F.S.find_last_of('/') + 1);
         TimeSparse(A, Base, Base);
       } catch (const std::exception &E) {
         std::cerr << F.S << ": " << E.what() << "\n";
       }
     }
+  };
+  if (O.Timing) {
+    TimeSpecs(/*Synthetic=*/false);
+    TimeRealMatrices();
+    TimeSpecs(/*Synthetic=*/true);
   }
-  J << "],\"skipped\":[";
-  for (size_t I = 0; I < Skipped.size(); ++I)
-    J << (I ? "," : "") << quote(Skipped[I]);
-  J << "],\"nvidia_smi_after\":" << quote(nvidiaSmi()) << ",\"all_correct\":"
-    << (AllCorrect ? "true" : "false");
-  // The summary is computed from the results as written (Summary.h), so
-  // what is printed is what the file says.
-  RunSummary Summary = summarizeResults(JsonParser(J.str() + "}").parse());
-  J << ",\"summary\":" << summaryJson(Summary) << "}\n";
-  writeFileAtomically(O.Out, J.str());
+  RunSummary Summary = Results.writeFinal(nvidiaSmi(), AllCorrect);
   std::cout << "results: " << O.Out << "\n";
   std::fflush(stdout);
   printSummary(Summary, stdout);
@@ -1207,10 +1239,32 @@ int run(const Options &O) {
   return AllCorrect ? 0 : 1;
 }
 
+/// --summarize: the table of a results file, finished or not (a run
+/// stopped from outside leaves one with "complete": false).
+int summarize(const std::string &Path) {
+  Json R = JsonParser(readFile(Path)).parse();
+  printSummary(summarizeResults(R), stdout);
+  if (R.has("complete") && R["complete"].K == Json::Kind::Bool && !R["complete"].B) {
+    std::printf("incomplete: the run was stopped at %s\n",
+                R.has("stopped_at") ? R["stopped_at"].S.c_str() : "an unknown point");
+    return 1;
+  }
+  bool AllCorrect =
+      R.has("all_correct") && R["all_correct"].K == Json::Kind::Bool && R["all_correct"].B;
+  std::printf("correctness (ours, every suite case): %s\n", AllCorrect ? "PASS" : "FAIL");
+  return AllCorrect ? 0 : 1;
+}
+
 } // namespace
+
+const char *const Usage =
+    "usage: tandem-gpu-runner BUNDLE --out RESULTS.json [--nvcc-dir DIR] [--reps N] "
+    "[--only CASE]... [--skip-timing] [--budget-s SECONDS]\n"
+    "       tandem-gpu-runner --summarize RESULTS.json\n";
 
 int main(int Argc, char **Argv) {
   Options O;
+  std::string Summarize;
   for (int I = 1; I < Argc; ++I) {
     std::string A = Argv[I];
     auto Next = [&]() -> std::string {
@@ -1229,23 +1283,30 @@ int main(int Argc, char **Argv) {
         O.Only.push_back(Next());
       else if (A == "--skip-timing")
         O.Timing = false;
+      else if (A == "--budget-s") {
+        std::string V = Next();
+        size_t End = 0;
+        O.BudgetS = std::stod(V, &End);
+        if (End != V.size() || !(O.BudgetS >= 0))
+          throw std::runtime_error("--budget-s wants seconds >= 0, not '" + V + "'");
+      } else if (A == "--summarize")
+        Summarize = Next();
       else if (A.rfind("-", 0) == 0 || !O.Bundle.empty())
         throw std::runtime_error("unexpected argument '" + A + "'");
       else
         O.Bundle = A;
     } catch (const std::exception &E) {
-      std::cerr << "tandem-gpu-runner: " << E.what()
-                << "\nusage: tandem-gpu-runner BUNDLE --out RESULTS.json [--nvcc-dir DIR] "
-                   "[--reps N] [--only CASE]... [--skip-timing]\n";
+      std::cerr << "tandem-gpu-runner: " << E.what() << "\n" << Usage;
       return 2;
     }
   }
-  if (O.Bundle.empty() || O.Out.empty()) {
-    std::cerr << "usage: tandem-gpu-runner BUNDLE --out RESULTS.json [--nvcc-dir DIR] "
-                 "[--reps N] [--only CASE]... [--skip-timing]\n";
-    return 2;
-  }
   try {
+    if (!Summarize.empty())
+      return summarize(Summarize);
+    if (O.Bundle.empty() || O.Out.empty()) {
+      std::cerr << Usage;
+      return 2;
+    }
     return run(O);
   } catch (const std::exception &E) {
     std::cerr << "tandem-gpu-runner: " << E.what() << "\n";

@@ -29,6 +29,42 @@ grep -q "correctness (ours, every suite case): PASS" "$work/out.txt" ||
   { echo "vadd did not pass:"; cat "$work/out.txt"; exit 1; }
 grep -q '"Fake H200"' "$work/r.json" || { echo "results without the fake GPU's name:"; cat "$work/r.json"; exit 1; }
 
+# A time budget already spent: vadd is still checked (correctness always
+# runs to the end), its large timing problems are listed as skipped, the
+# file is complete, and --summarize prints the same verdict from it. A file
+# a stopped run left (complete: false) summarizes as incomplete, status 1.
+TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/b.json" --only vadd \
+  --reps 20 --budget-s 0.000001 > "$work/out.txt" 2>&1 ||
+  { echo "vadd with a spent budget failed:"; cat "$work/out.txt"; exit 1; }
+python3 - "$work/b.json" <<'PY' || { cat "$work/out.txt"; exit 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["complete"] is True and r["all_correct"] is True, r
+assert [c["name"] for c in r["cases"]] == ["vadd"], r["cases"]
+assert r["timing"] == [], ("timed past the budget", r["timing"])
+assert r["skipped"] and all(s.startswith("vadd ") and "(--budget-s)" in s for s in r["skipped"]), r["skipped"]
+PY
+"$runner" --summarize "$work/b.json" > "$work/sum.txt" ||
+  { echo "--summarize of a complete, correct file failed:"; cat "$work/sum.txt"; exit 1; }
+grep -q "correctness (ours, every suite case): PASS" "$work/sum.txt" &&
+  grep -q "^skipped: vadd .*(--budget-s)" "$work/sum.txt" ||
+  { echo "--summarize did not print the verdict and the skipped runs:"; cat "$work/sum.txt"; exit 1; }
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("nvidia_smi_after", "all_correct"): del r[k]
+r["complete"] = False; r["stopped_at"] = "timing vadd n=64M"
+json.dump(r, open(sys.argv[2], "w"))' "$work/b.json" "$work/stopped.json"
+set +e
+"$runner" --summarize "$work/stopped.json" > "$work/sum.txt" 2>&1
+status=$?
+set -e
+if [ "$status" -ne 1 ] || ! grep -q "incomplete: the run was stopped at timing vadd n=64M" "$work/sum.txt"; then
+  echo "--summarize of a stopped run: expected status 1 and where it stopped, got $status:"
+  cat "$work/sum.txt"
+  exit 1
+fi
+
 # The fake does not compute const_conv (its outputs stay poisoned), but the
 # variable writes before the launch must not fail.
 TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/r.json" --only const_conv \
@@ -59,4 +95,4 @@ for t in spmm:
     assert "time" in t["variants"]["ours"], ("our spmm_csr was not timed", t)
 assert [m["matrix"] for m in r["summary"]["spmm"]] == [t["matrix"] for t in spmm], r["summary"]
 PY
-echo "gpu runner: built; no driver: status 3; vadd passes and const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices"
+echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete); const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices"

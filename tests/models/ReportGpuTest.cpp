@@ -176,6 +176,25 @@ TEST(ReportGpu, SpmmRowsUseTheStatisticsOfBsRows) {
   EXPECT_NE(Msg.find("'banded.mtx'"), std::string::npos) << Msg;
 }
 
+TEST(ReportGpu, AStoppedRunsRowsComeWithANoteSayingWhere) {
+  GpuProfile P = measuredProfile();
+  const char *Manifest = R"({"timing": [], "matrices": []})";
+  const char *Stopped = R"({"complete": false, "stopped_at": "timing spmv_vector big",
+                            "timing": [], "skipped": []})";
+  llvm::Expected<GpuReportRows> R = gpuReportRowsFromText(Stopped, "r.json", Manifest, "b", P);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  bool Noted = false;
+  for (const std::string &N : R->Notes)
+    Noted |= N.find("stopped before it finished (at timing spmv_vector big)") != std::string::npos;
+  EXPECT_TRUE(Noted);
+
+  // A finished run's file has no such note.
+  R = gpuReportRowsFromText(R"({"complete": true, "timing": []})", "r.json", Manifest, "b", P);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  for (const std::string &N : R->Notes)
+    EXPECT_EQ(N.find("stopped"), std::string::npos) << N;
+}
+
 TEST(ReportGpu, ErrorsNameTheFileAndTheMatrix) {
   GpuProfile P = measuredProfile();
   const char *Manifest = R"({"timing": [], "matrices": []})";

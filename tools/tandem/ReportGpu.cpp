@@ -248,6 +248,14 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
       Out.Notes.push_back(std::to_string(SuiteCases) +
                           " suite-size gpu cases left out: microseconds, launch-bound; the "
                           "gpu rows are the large timing problems and the SpMV/SpMM matrices");
+    // A run stopped from outside leaves its file whole but unfinished
+    // (gpu/Results.h): its rows are real measurements, the later ones missing.
+    if (Results.has("complete") && Results["complete"].K == gpu::Json::Kind::Bool &&
+        !Results["complete"].B)
+      Out.Notes.push_back(
+          "gpu runner was stopped before it finished" +
+          (Results.has("stopped_at") ? " (at " + Results["stopped_at"].S + ")" : std::string()) +
+          ": the gpu rows are what it measured until then");
     if (Results.has("skipped"))
       for (const gpu::Json &Why : Results["skipped"].A)
         Out.Notes.push_back("gpu runner skipped " + Why.S);
