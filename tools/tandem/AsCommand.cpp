@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 
 #include "Assembler.h"
@@ -49,25 +50,24 @@ int usageError(const Twine &Msg) {
 
 int asCommand(int Argc, char **Argv) {
   std::string Input, Output;
-  for (int I = 1; I < Argc; ++I) {
-    StringRef Arg = Argv[I];
-    if (Arg == "--help" || Arg == "-h") {
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    StringRef Arg = Args.arg();
+    if (Args.flag("--help") || Args.flag("-h")) {
       printAsHelp(outs());
       return 0;
     }
-    if (Arg == "-o") {
-      if (I + 1 == Argc)
+    if (Args.shortOption("-o")) {
+      std::optional<StringRef> V = Args.shortValue("-o");
+      if (!V || V->empty())
         return usageError("-o needs a file name");
-      Output = Argv[++I];
-    } else if (Arg.starts_with("-o") && Arg.size() > 2) {
-      Output = Arg.drop_front(2).str();
-    } else if (Arg.starts_with("-") && Arg != "-") {
+      Output = V->str();
+    } else if (!Args.isPositional()) {
       return usageError("unknown option '" + Arg + "'");
     } else if (Input.empty()) {
       Input = Arg.str();
     } else {
-      return usageError("more than one input file ('" + Input + "', '" + Arg +
-                        "')");
+      return usageError("more than one input file ('" + Input + "', '" + Arg + "')");
     }
   }
   if (Input.empty())

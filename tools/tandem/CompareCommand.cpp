@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 
 #include "ReportCompare.h"
@@ -51,19 +52,19 @@ int usageError(const Twine &Msg) {
 int compareCommand(int Argc, char **Argv) {
   std::vector<std::string> Paths;
   bool Json = false;
-  for (int I = 1; I < Argc; ++I) {
-    StringRef Arg = Argv[I];
-    if (Arg == "-h" || Arg == "--help") {
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    if (Args.flag("-h") || Args.flag("--help")) {
       printHelp(outs());
       return 0;
     }
-    if (Arg == "--json") {
+    if (Args.flag("--json")) {
       Json = true;
       continue;
     }
-    if (Arg.starts_with("-") && Arg != "-")
-      return usageError("unknown option '" + Arg + "'");
-    Paths.push_back(Arg.str());
+    if (!Args.isPositional())
+      return usageError("unknown option '" + Args.arg() + "'");
+    Paths.push_back(Args.arg().str());
   }
   if (Paths.size() != 2)
     return usageError(formatv("two reports to compare, A and B ({0} given)", Paths.size()));

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 
 #include "compiler/Compiler.h"
@@ -111,43 +112,32 @@ StringRef outputExtension(compiler::EmitKind K) {
 
 /// Parses argv; returns 0 to go on, -1 after --help, else the exit status.
 int parseOptions(int Argc, char **Argv, Options &O) {
-  for (int I = 1; I < Argc; ++I) {
-    StringRef Arg = Argv[I];
-    if (Arg == "--help" || Arg == "-h") {
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    StringRef Arg = Args.arg();
+    if (Args.flag("--help") || Args.flag("-h")) {
       printCompileHelp(outs());
       return -1;
     }
     // Long options take --name=value or --name value; -o, -I, -D take the
-    // value attached or as the next argument, as compilers do.
-    bool IsLong = Arg.starts_with("--");
-    auto [Name, Inline] = IsLong ? Arg.split('=') : std::make_pair(Arg, StringRef());
-    bool HasInline = IsLong && Arg.contains('=');
+    // value attached or as the next argument, as compilers do (Args.h).
+    StringRef Name = Args.isPositional() ? StringRef() : Args.name();
     StringRef V;
     auto Value = [&]() -> bool {
-      if (HasInline) {
-        V = Inline;
-        return true;
-      }
-      if (I + 1 >= Argc)
-        return false;
-      V = Argv[++I];
-      return true;
+      std::optional<StringRef> Given = Args.value();
+      V = Given.value_or(StringRef());
+      return Given.has_value();
     };
     auto ShortValue = [&](StringRef Flag) -> bool {
-      if (Arg.size() > Flag.size()) {
-        V = Arg.drop_front(Flag.size());
-        return true;
-      }
-      if (I + 1 >= Argc)
-        return false;
-      V = Argv[++I];
-      return true;
+      std::optional<StringRef> Given = Args.shortValue(Flag);
+      V = Given.value_or(StringRef());
+      return Given.has_value();
     };
     auto Need = [&]() { return usageError(Name + " needs a value"); };
 
-    if (Name == "--stats" && !HasInline) {
+    if (Args.flag("--stats")) {
       O.Stats = true;
-    } else if (Name == "--no-schedule" && !HasInline) {
+    } else if (Args.flag("--no-schedule")) {
       O.Compile.Schedule = false;
     } else if (Name == "--target") {
       if (!Value())
@@ -173,21 +163,21 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       if (!Value() || V.empty())
         return Need();
       O.Compile.Arch = V.str();
-    } else if (Arg.starts_with("-O")) {
+    } else if (Args.shortOption("-O")) {
       StringRef Level = Arg.drop_front(2);
       if (Level.size() != 1 || Level[0] < '0' || Level[0] > '3')
         return usageError("'" + Arg + "': the optimization levels are -O0, -O1, -O2 and -O3");
       O.Compile.OptLevel = Level[0] - '0';
-    } else if (Arg.starts_with("-o")) {
+    } else if (Args.shortOption("-o")) {
       if (!ShortValue("-o") || V.empty())
         return usageError("-o needs a file name");
       O.Output = V.str();
-    } else if (Arg.starts_with("-I") || Arg.starts_with("-D")) {
+    } else if (Args.shortOption("-I") || Args.shortOption("-D")) {
       StringRef Flag = Arg.take_front(2);
       if (!ShortValue(Flag) || V.empty())
         return usageError(Flag + " needs a value");
       O.Compile.ExtraClangArgs.push_back((Flag + V).str());
-    } else if (Arg.starts_with("-") && Arg != "-") {
+    } else if (!Args.isPositional()) {
       return usageError("unknown option '" + Arg + "'");
     } else if (O.Input.empty()) {
       O.Input = Arg.str();

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 
 #include "Assembler.h"
@@ -71,15 +72,16 @@ bool isAssembly(StringRef Bytes, StringRef Path) {
 int objdumpCommand(int Argc, char **Argv) {
   std::string Input;
   bool Source = false;
-  for (int I = 1; I < Argc; ++I) {
-    StringRef Arg = Argv[I];
-    if (Arg == "--help" || Arg == "-h") {
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    StringRef Arg = Args.arg();
+    if (Args.flag("--help") || Args.flag("-h")) {
       printObjdumpHelp(outs());
       return 0;
     }
-    if (Arg == "--source") {
+    if (Args.flag("--source")) {
       Source = true;
-    } else if (Arg.starts_with("-")) {
+    } else if (!Args.isPositional()) {
       return usageError("unknown option '" + Arg + "'");
     } else if (Input.empty()) {
       Input = Arg.str();

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 
 #include "Profile.h"
@@ -94,40 +95,36 @@ void printTable(raw_ostream &OS, const json::Object &P) {
 
 int profileCommand(int Argc, char **Argv) {
   Options O;
-  for (int I = 1; I < Argc; ++I) {
-    StringRef A = Argv[I];
-    auto Value = [&](std::string &Into) {
-      if (I + 1 >= Argc)
-        return false;
-      Into = Argv[++I];
-      return true;
-    };
-    if (A == "-h" || A == "--help") {
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    if (Args.flag("-h") || Args.flag("--help")) {
       printProfileHelp(outs());
       return 0;
-    } else if (A == "--device") {
-      if (!Value(O.Device))
+    } else if (Args.option("--device")) {
+      if (!Args.valueInto(O.Device))
         return usage("--device needs a name (iss or rtl)");
-    } else if (A == "--config") {
-      if (!Value(O.ConfigPath))
+    } else if (Args.option("--config")) {
+      if (!Args.valueInto(O.ConfigPath))
         return usage("--config needs a file");
-    } else if (A == "-o") {
-      if (!Value(O.Output))
+    } else if (Args.shortOption("-o")) {
+      std::optional<StringRef> V = Args.shortValue("-o");
+      if (!V || V->empty())
         return usage("-o needs a file ('-' for standard output)");
-    } else if (A == "--quick") {
+      O.Output = V->str();
+    } else if (Args.flag("--quick")) {
       O.Quick = true;
-    } else if (A == "--only") {
+    } else if (Args.option("--only")) {
       std::string Names;
-      if (!Value(Names))
+      if (!Args.valueInto(Names))
         return usage("--only needs probe names (see --list)");
       SmallVector<StringRef> Parts;
       StringRef(Names).split(Parts, ',', -1, false);
       for (StringRef P : Parts)
         O.Only.push_back(P.str());
-    } else if (A == "--list") {
+    } else if (Args.flag("--list")) {
       O.List = true;
     } else {
-      return usage("unknown option '" + A + "'");
+      return usage("unknown option '" + Args.arg() + "'");
     }
   }
   if (O.List) {
@@ -137,7 +134,9 @@ int profileCommand(int Argc, char **Argv) {
     return 0;
   }
   if (O.Device != "iss" && O.Device != "rtl")
-    return usage("--device " + O.Device + ": the profile runs on iss or rtl (gpu is not built yet)");
+    return usage("--device " + O.Device +
+                 ": the profile runs on iss or rtl (the gpu profile is measured by the GPU runner, "
+                 "scripts/gpu-check.sh: docs/GPU.md)");
 
   Expected<AcceleratorConfig> Config =
       loadConfig(O.ConfigPath.empty() ? defaultConfigPath() : O.ConfigPath);

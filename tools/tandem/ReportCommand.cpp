@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 
 #include "DeviceProfile.h"
@@ -181,25 +182,26 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
   O.Command = "tandem report";
   for (int I = 1; I < Argc; ++I)
     O.Command += std::string(" ") + Argv[I];
-  for (int I = 1; I < Argc; ++I) {
-    StringRef Arg = Argv[I];
-    if (Arg == "--help" || Arg == "-h") {
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    StringRef Arg = Args.arg();
+    if (Args.flag("--help") || Args.flag("-h")) {
       printHelp(outs());
       return 0;
     }
-    if (Arg == "--quick") {
+    if (Args.flag("--quick")) {
       O.Quick = true;
       continue;
     }
-    if (Arg == "--fit") {
+    if (Args.flag("--fit")) {
       O.Fit = true;
       continue;
     }
-    if (Arg == "--no-schedule") {
+    if (Args.flag("--no-schedule")) {
       O.Schedule = false;
       continue;
     }
-    auto [Name, Inline] = Arg.split('=');
+    StringRef Name = Args.name();
     static constexpr StringRef WithValue[] = {"--device", "--matrices", "--config", "--out",
                                               "--max-nnz", "--spmm-max-nnz", "--profile",
                                               "--gpu-results",
@@ -207,12 +209,10 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
                                               "--model-rounds"};
     if (!is_contained(WithValue, Name))
       return usageError("unknown argument '" + Arg + "'");
-    StringRef Value = Inline;
-    if (!Arg.contains('=')) {
-      if (I + 1 == Argc)
-        return usageError(Name + " needs a value");
-      Value = Argv[++I];
-    }
+    std::optional<StringRef> Given = Args.value();
+    if (!Given)
+      return usageError(Name + " needs a value");
+    StringRef Value = *Given;
     if (Name == "--device") {
       if (Value != "rtl" && Value != "iss" && Value != "gpu" && Value != "all")
         return usageError("--device must be rtl, iss, gpu or all, not '" + Value + "'");

@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 #include "Npy.h"
 
@@ -494,36 +495,34 @@ Expected<SymbolGet> parseGet(StringRef Text) {
 
 /// Parses argv; returns 0 to go on, else the exit status to return.
 int parseOptions(int Argc, char **Argv, Options &O) {
-  for (int I = 1; I < Argc; ++I) {
-    StringRef Arg = Argv[I];
-    if (Arg == "--help" || Arg == "-h") {
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    StringRef Arg = Args.arg();
+    if (Args.flag("--help") || Args.flag("-h")) {
       printRunHelp(outs());
       return -1;
     }
-    // --name=value and --name value are both accepted.
-    auto [Name, Inline] = Arg.split('=');
-    bool HasInline = Arg.contains('=');
+    // Only long options have values here; a positional argument is the
+    // input, whatever it holds.
+    StringRef Name = Args.isPositional() ? StringRef() : Args.name();
     auto Value = [&](StringRef &Out) -> bool {
-      if (HasInline) {
-        Out = Inline;
-        return true;
-      }
-      if (I + 1 >= Argc)
+      std::optional<StringRef> Given = Args.value();
+      if (!Given)
         return false;
-      Out = Argv[++I];
+      Out = *Given;
       return true;
     };
     StringRef V;
     auto Need = [&]() { return usageError(Name + " needs a value"); };
-    if (Name == "--trace" && !HasInline) {
+    if (Args.flag("--trace")) {
       O.Trace = true;
-    } else if (Name == "--json" && !HasInline) {
+    } else if (Args.flag("--json")) {
       O.Json = true;
-    } else if (Name == "--predict" && !HasInline) {
+    } else if (Args.flag("--predict")) {
       O.Predict = true;
-    } else if (Name == "--no-schedule" && !HasInline) {
+    } else if (Args.flag("--no-schedule")) {
       O.Schedule = false;
-    } else if (Arg.starts_with("-O") && !Arg.starts_with("--")) {
+    } else if (Args.shortOption("-O")) {
       StringRef Level = Arg.drop_front(2);
       if (Level.size() != 1 || Level[0] < '0' || Level[0] > '3')
         return usageError("'" + Arg +
@@ -601,13 +600,12 @@ int parseOptions(int Argc, char **Argv, Options &O) {
           return usageError(toString(G.takeError()));
         O.Gets.push_back(std::move(*G));
       }
-    } else if (Arg.starts_with("-")) {
+    } else if (!Args.isPositional()) {
       return usageError("unknown option '" + Arg + "'");
     } else if (O.Input.empty()) {
       O.Input = Arg.str();
     } else {
-      return usageError("more than one input file ('" + O.Input + "', '" + Arg +
-                        "')");
+      return usageError("more than one input file ('" + O.Input + "', '" + Arg + "')");
     }
   }
   if (O.Input.empty())

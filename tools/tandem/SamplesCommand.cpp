@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 
 #include "ISA.h"
@@ -86,36 +87,34 @@ std::optional<uint64_t> parseNumber(StringRef S) {
 
 /// Parses argv; returns an exit status if the command should stop here.
 std::optional<int> parseArgs(int Argc, char **Argv, Args &A) {
-  for (int I = 1; I < Argc; ++I) {
-    StringRef Arg = Argv[I];
-    if (Arg == "--help" || Arg == "-h") {
+  ArgReader Reader(Argc, Argv);
+  while (Reader.next()) {
+    StringRef Arg = Reader.arg();
+    if (Reader.flag("--help") || Reader.flag("-h")) {
       printSamplesHelp(outs());
       return 0;
     }
-    if (Arg == "--list") {
+    if (Reader.flag("--list")) {
       A.List = true;
       continue;
     }
-    if (Arg == "--trace") {
+    if (Reader.flag("--trace")) {
       A.Trace = true;
       continue;
     }
-    if (Arg == "--counters") {
+    if (Reader.flag("--counters")) {
       A.AllCounters = true;
       continue;
     }
-    // Options with a value: "--opt VALUE" or "--opt=VALUE".
-    auto [Name, Inline] = Arg.split('=');
+    StringRef Name = Reader.name();
     static constexpr StringRef WithValue[] = {
         "--device", "--config", "--seed", "--scale", "--only", "--samples-dir"};
     if (!is_contained(WithValue, Name))
       return usageError("unknown argument '" + Arg + "'");
-    StringRef Value = Inline;
-    if (!Arg.contains('=')) {
-      if (I + 1 == Argc)
-        return usageError(Name + " needs a value");
-      Value = Argv[++I];
-    }
+    std::optional<StringRef> Given = Reader.value();
+    if (!Given)
+      return usageError(Name + " needs a value");
+    StringRef Value = *Given;
     if (Name == "--device") {
       A.Device = Value.str();
     } else if (Name == "--config") {

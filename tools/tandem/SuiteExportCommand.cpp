@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 #include "Npy.h"
 #include "Suite.h"
@@ -329,36 +330,31 @@ Expected<json::Array> copyMatrices(StringRef From, StringRef To) {
 }
 
 int parse(int Argc, char **Argv, ExportOptions &O) {
-  for (int I = 1; I < Argc; ++I) {
-    StringRef A = Argv[I];
-    auto Value = [&](std::string &Out) {
-      if (I + 1 >= Argc)
-        return false;
-      Out = Argv[++I];
-      return true;
-    };
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    StringRef A = Args.arg();
     std::string V;
-    if (A == "-h" || A == "--help") {
+    if (Args.flag("-h") || Args.flag("--help")) {
       printHelp(outs());
       return -1;
-    } else if (A == "--case") {
-      if (!Value(V))
+    } else if (Args.option("--case")) {
+      if (!Args.valueInto(V))
         return usage("--case needs a name");
       if (!suite::findCase(V))
         return usage("--case '" + V + "': no such case (docs/Suite.md lists them)");
       O.Cases.push_back(V);
-    } else if (A == "--seed") {
-      if (!Value(V) || StringRef(V).getAsInteger(10, O.Seed))
+    } else if (Args.option("--seed")) {
+      if (!Args.valueInto(V) || StringRef(V).getAsInteger(10, O.Seed))
         return usage("--seed needs a number");
-    } else if (A == "--matrices") {
-      if (!Value(V))
+    } else if (Args.option("--matrices")) {
+      if (!Args.valueInto(V))
         return usage("--matrices needs a folder");
       O.MatricesDir = V;
-    } else if (A == "--no-llc") {
+    } else if (Args.flag("--no-llc")) {
       O.Llc = false;
     } else if (A.size() == 3 && A.starts_with("-O") && A[2] >= '0' && A[2] <= '3') {
       O.OptLevel = unsigned(A[2] - '0');
-    } else if (A.starts_with("-")) {
+    } else if (!Args.isPositional()) {
       return usage("unknown option '" + A + "'");
     } else if (O.Dir.empty()) {
       O.Dir = A.str();

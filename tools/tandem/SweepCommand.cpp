@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Commands.h"
 
 #include "Report.h"
@@ -94,45 +95,40 @@ int usageError(const Twine &Msg) {
 }
 
 std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
-  for (int I = 1; I < Argc; ++I) {
-    StringRef Arg = Argv[I];
-    auto Value = [&](std::string &Out) {
-      if (I + 1 >= Argc)
-        return false;
-      Out = Argv[++I];
-      return true;
-    };
+  ArgReader Args(Argc, Argv);
+  while (Args.next()) {
+    StringRef Arg = Args.name();
     std::string V;
-    if (Arg == "-h" || Arg == "--help") {
+    if (Args.flag("-h") || Args.flag("--help")) {
       printHelp(outs());
       return 0;
-    } else if (Arg == "--set") {
-      if (!Value(V))
+    } else if (Args.option("--set")) {
+      if (!Args.valueInto(V))
         return usageError("--set needs KEY=V1,V2,...");
       Expected<SweepAxis> A = parseSetOption(V);
       if (!A)
         return usageError(toString(A.takeError()));
       O.Axes.push_back(std::move(*A));
-    } else if (Arg == "--config") {
-      if (!Value(O.ConfigPath))
+    } else if (Args.option("--config")) {
+      if (!Args.valueInto(O.ConfigPath))
         return usageError("--config needs a file");
-    } else if (Arg == "--out") {
-      if (!Value(O.OutDir))
+    } else if (Args.option("--out")) {
+      if (!Args.valueInto(O.OutDir))
         return usageError("--out needs a folder");
-    } else if (Arg == "--matrices") {
-      if (!Value(O.Matrices))
+    } else if (Args.option("--matrices")) {
+      if (!Args.valueInto(O.Matrices))
         return usageError("--matrices needs a folder");
-    } else if (Arg == "--max-nnz" || Arg == "--spmm-max-nnz") {
+    } else if (Args.option("--max-nnz") || Args.option("--spmm-max-nnz")) {
       std::string &Out = Arg == "--max-nnz" ? O.MaxNnz : O.SpmmMaxNnz;
       uint64_t N;
-      if (!Value(Out) || StringRef(Out).getAsInteger(10, N))
+      if (!Args.valueInto(Out) || StringRef(Out).getAsInteger(10, N))
         return usageError(Arg + " needs a number");
-    } else if (Arg == "--quick") {
+    } else if (Args.flag("--quick")) {
       O.Quick = true;
-    } else if (Arg == "--rtl") {
+    } else if (Args.flag("--rtl")) {
       O.Rtl = true;
     } else {
-      return usageError("unknown argument '" + Arg + "'");
+      return usageError("unknown argument '" + Args.arg() + "'");
     }
   }
   if (O.Axes.empty())
