@@ -36,6 +36,7 @@
 
 #include "ExportedVariable.h"
 #include "PatternMatch.h"
+#include "SourceLines.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -224,12 +225,7 @@ public:
 private:
   //===--- errors, emission, registers ---------------------------------===//
 
-  std::string where(const Instruction &I) const {
-    const DebugLoc &DL = I.getDebugLoc();
-    if (!DL || DL.getLine() == 0)
-      return "";
-    return formatv("{0}:{1}", DL->getFilename(), DL.getLine()).str();
-  }
+  std::string where(const Instruction &I) const { return Lines.of(I); }
 
   Error cannotSelect(const Instruction &I, StringRef Why = {}) const {
     std::string Text;
@@ -1657,6 +1653,7 @@ private:
   ptx::KernelInfo Info;
   mir::Block *Cur = nullptr;
   std::string CurLoc;
+  mutable SourceLines Lines; ///< where()'s cache
   DenseMap<const BasicBlock *, mir::Block *> BlockMap;
   SmallPtrSet<const BasicBlock *, 4> NoUnrollHeaders; ///< findNoUnrollHeaders
   DenseMap<const Value *, Reg> Values;

@@ -332,12 +332,7 @@ void Selector::createBlocks() {
 // Errors and emission
 //===----------------------------------------------------------------------===//
 
-std::string Selector::where(const Instruction &I) const {
-  const DebugLoc &DL = I.getDebugLoc();
-  if (!DL || DL.getLine() == 0) // line 0: compiler-generated, no source line
-    return "";
-  return formatv("{0}:{1}", DL->getFilename(), DL.getLine()).str();
-}
+std::string Selector::where(const Instruction &I) const { return Lines.of(I); }
 
 Error Selector::cannotSelect(const Instruction &I, StringRef Why) const {
   std::string Text;

@@ -28,6 +28,7 @@
 
 #include "DivergenceCheck.h"
 #include "MIR.h"
+#include "SourceLines.h"
 
 #include "ISA.h"
 
@@ -231,6 +232,7 @@ public:
   llvm::DenseMap<int64_t, Reg> BlockImms;
   llvm::DenseMap<uint64_t, Reg> BlockExts;
   std::string CurLoc;
+  mutable SourceLines Lines; ///< where()'s cache
   /// vreg -> N: the register is known zero- (sign-) extended from N bits.
   llvm::DenseMap<Reg, unsigned> ZextWidth, SextWidth;
   /// Selected GEPs with a variable part: that part's register and the
