@@ -38,7 +38,11 @@
 //     (PartialDef where the copy would be); input IMPLICIT_DEFs and LIs
 //     left unread are removed. A COPY whose source is defined earlier in
 //     its block and read nowhere else is folded into that def, which takes
-//     the COPY's PartialDef (forwardCopiesIntoDefs).
+//     the COPY's PartialDef (forwardCopiesIntoDefs). A divergent loop's
+//     header phi whose back-edge value is computed in the latch and not
+//     read after it there, nor after the loop, gets that value computed
+//     into its own register: no back-edge copy (mergeLoopCarriedValues;
+//     the input is then no longer SSA for that phi).
 //     Inst::PartialDef is set on every phi copy that runs under a narrowed
 //     mask, on a divergent if-header's copies to a join an enclosing
 //     construct shares, on a divergent latch's exit copies, and on every
@@ -377,6 +381,17 @@ void ensurePreheaders(mir::Function &Fn) {
 // Divergent constructs
 //===----------------------------------------------------------------------===//
 
+/// \p Def may write another register than its own destination: it has
+/// one, does not read it (movt), writes only the active lanes and is not a
+/// mask operation. LI, COPY and IMPLICIT_DEF qualify.
+bool canWriteAnotherRegister(const Inst &Def) {
+  if (Def.Opcode == mir::LI || Def.Opcode == mir::COPY || Def.Opcode == mir::IMPLICIT_DEF)
+    return true;
+  const simt::InstrDesc *D = mir::simtDescOf(Def);
+  return D && !D->has(simt::ReadsRd) && !D->has(simt::WritesAllLanes) && !D->has(simt::IsMaskOp) &&
+         llvm::count_if(Def.Ops, [](const Operand &O) { return O.isReg() && O.IsDef; }) == 1;
+}
+
 /// A divergent if-region or a divergent loop: lanes leave the common path
 /// at Branch and all meet again at Join, where the saved mask comes back.
 struct Construct {
@@ -447,6 +462,7 @@ private:
   void markLoopLiveOuts();
   void removeUnreadPhiSources();
   void forwardCopiesIntoDefs();
+  void mergeLoopCarriedValues();
 
   Error internal(unsigned B, const Twine &Msg) const {
     return createStringError(formatv("internal: kernel {0}: bb.{1}{2}: {3}", Fn.Name,
@@ -470,6 +486,7 @@ Error Lowering::run() {
     return E;
   if (Error E = checkBarriers())
     return E;
+  mergeLoopCarriedValues();
   assignJoinMasks();
   splitCriticalEdges();
   buildLayout();
@@ -517,14 +534,6 @@ void Lowering::forwardCopiesIntoDefs() {
       for (const Operand &O : I.Ops)
         if (O.isReg() && mir::isVirtual(O.R))
           ++(O.IsDef ? Defs : Reads)[O.R];
-  auto Forwardable = [](const Inst &Def) {
-    if (Def.Opcode == mir::LI || Def.Opcode == mir::COPY || Def.Opcode == mir::IMPLICIT_DEF)
-      return true;
-    const simt::InstrDesc *D = mir::simtDescOf(Def);
-    return D && !D->has(simt::ReadsRd) && !D->has(simt::WritesAllLanes) &&
-           !D->has(simt::IsMaskOp) &&
-           llvm::count_if(Def.Ops, [](const Operand &O) { return O.isReg() && O.IsDef; }) == 1;
-  };
   auto Touches = [](const Inst &I, Reg R) {
     return llvm::any_of(I.Ops, [&](const Operand &O) { return O.isReg() && O.R == R; });
   };
@@ -555,7 +564,7 @@ void Lowering::forwardCopiesIntoDefs() {
         if (Touches(I, P) || ChangesMask(I))
           break;
       }
-      if (!DefAt || !Forwardable(Insts[*DefAt]))
+      if (!DefAt || !canWriteAnotherRegister(Insts[*DefAt]))
         continue;
       Inst &Def = Insts[*DefAt];
       for (Operand &O : Def.Ops)
@@ -567,6 +576,106 @@ void Lowering::forwardCopiesIntoDefs() {
     }
     llvm::erase_if(Insts, [](const Inst &I) { return I.Opcode == mir::IMPLICIT_DEF && I.Ops.empty(); });
   }
+}
+
+/// A divergent loop's header phi `%h = phi [%init, preheader], [%v, latch]`
+/// with %v computed in the latch (a running sum's `%v = ffma ..., %h`):
+/// %v's def writes %h itself and %v's readers read %h, so the back edge
+/// has no copy. The allocator cannot find this: %v is read after the loop
+/// (directly or by an exit phi), so markLoopLiveOuts makes its def partial
+/// and %v stays live around the whole loop, overlapping %h, and every
+/// iteration paid a mov (spmv_scalar's `mov r15, r12`). Per lane the two
+/// never overlap, which is what the conditions check:
+///   - %v has its one def in the latch, one that can write another
+///     register (canWriteAnotherRegister), not a phi;
+///   - %v is read by that header phi only, by the latch after its def, or
+///     outside the loop: where it is read, %h holds it (the latch is the
+///     last block of every iteration and the loop's only exit);
+///   - %h is not read after %v's def: not later in the latch (terminator
+///     included), not by a phi on an edge out of the latch (another header
+///     phi's back-edge copy, or an exit phi, would have read the old %h),
+///     not outside the loop. Reads in the other loop blocks come before the
+///     latch in every iteration; the def itself reads its operands first.
+/// A lane that has left keeps its last %v in %h: nothing writes the lanes
+/// that are off, and markLoopLiveOuts makes the def partial since %h is
+/// now read after the loop. Runs on the SSA input, before any copy exists.
+void Lowering::mergeLoopCarriedValues() {
+  struct Site {
+    unsigned Block;
+    size_t Index;
+  };
+  DenseMap<Reg, SmallVector<Site, 4>> Reads, Defs;
+  for (unsigned B = 0; B < G.size(); ++B)
+    for (size_t K = 0; K < G.Blocks[B]->Insts.size(); ++K)
+      for (const Operand &O : G.Blocks[B]->Insts[K].Ops)
+        if (O.isReg() && mir::isVirtual(O.R))
+          (O.IsDef ? Defs : Reads)[O.R].push_back({B, K});
+  auto InstAt = [&](Site S) -> const Inst & { return G.Blocks[S.Block]->Insts[S.Index]; };
+  // The blocks a phi's reads of R come from.
+  auto PhiReadsFrom = [](const Inst &Phi, Reg R) {
+    SmallVector<const Block *, 2> From;
+    for (size_t K = 1; K + 1 < Phi.Ops.size(); K += 2)
+      if (Phi.Ops[K].R == R)
+        From.push_back(Phi.Ops[K + 1].Target);
+    return From;
+  };
+
+  DenseMap<Reg, Reg> Rename;
+  for (const Construct &C : Constructs) {
+    if (C.Kind != Construct::Loop)
+      continue;
+    unsigned L = C.Branch, H = C.Entry;
+    const Block *Latch = G.Blocks[L];
+    for (const Inst &Phi : G.Blocks[H]->Insts) {
+      if (Phi.Opcode != mir::PHI)
+        break;
+      Reg Hp = Phi.Ops[0].R, V = mir::NoReg;
+      for (size_t K = 1; K + 1 < Phi.Ops.size(); K += 2)
+        if (Phi.Ops[K + 1].Target == Latch)
+          V = Phi.Ops[K].R;
+      if (V == mir::NoReg || !mir::isVirtual(V) || V == Hp || Rename.count(V) ||
+          UndefinedVRegs.contains(V) || SmallConstants.count(V))
+        continue;
+      const auto &VDefs = Defs[V];
+      if (VDefs.size() != 1 || VDefs[0].Block != L)
+        continue;
+      size_t DefAt = VDefs[0].Index;
+      const Inst &Def = InstAt(VDefs[0]);
+      if (Def.Opcode == mir::PHI || !canWriteAnotherRegister(Def))
+        continue;
+
+      unsigned HeaderPhiReads = 0;
+      bool Fits = true;
+      for (Site S : Reads[V]) {
+        if (S.Block == H && InstAt(S).Opcode == mir::PHI)
+          ++HeaderPhiReads;
+        else if (C.Region.test(S.Block) && !(S.Block == L && S.Index > DefAt))
+          Fits = false;
+      }
+      if (!Fits || HeaderPhiReads != 1)
+        continue;
+      for (Site S : Reads[Hp]) {
+        const Inst &I = InstAt(S);
+        if (I.Opcode == mir::PHI) {
+          for (const Block *From : PhiReadsFrom(I, Hp))
+            if (From == Latch || !C.Region.test(G.indexOf(From)))
+              Fits = false;
+        } else if (!C.Region.test(S.Block) || (S.Block == L && S.Index > DefAt)) {
+          Fits = false;
+        }
+      }
+      if (Fits)
+        Rename[V] = Hp;
+    }
+  }
+  if (Rename.empty())
+    return;
+  for (auto &B : Fn.Blocks)
+    for (Inst &I : B->Insts)
+      for (Operand &O : I.Ops)
+        if (O.isReg())
+          if (auto It = Rename.find(O.R); It != Rename.end())
+            O.R = It->second;
 }
 
 /// The undefined and constant incoming values of PHIs whose copies no
