@@ -278,6 +278,11 @@ wait:
     EXPECT_NE(E.find("barrier deadlock"), std::string::npos)
         << Dev.str() << ": " << E;
     EXPECT_NE(E.find("warp 1"), std::string::npos) << Dev.str() << ": " << E;
+    // Both name the waiting warp with its bar and the finished one.
+    EXPECT_NE(E.find("1 (bar at pc 0x000c)"), std::string::npos) << Dev.str() << ": " << E;
+    EXPECT_TRUE(E.find("warps 0 have finished") != std::string::npos ||
+                E.find("warp 0 finished while warps 1") != std::string::npos)
+        << Dev.str() << ": " << E;
   }
 }
 
@@ -289,7 +294,8 @@ TEST(Rtl, RunningOffTheCodeFaultsLikeIss) {
   for (StringRef Dev : {"iss", "rtl"}) {
     std::string E = launchError(Dev, Src, 32);
     EXPECT_NE(E.find("kernel 'k': block (0,0,0) warp 0 pc 0x0004: illegal "
-                     "instruction: pc is outside kernel 'k' code"),
+                     "instruction: pc is outside kernel 'k' code [0x0000, 0x0004) "
+                     "(reached from pc 0x0000)"),
               std::string::npos)
         << Dev.str() << ": " << E;
   }

@@ -173,6 +173,11 @@ struct Simulator::Impl {
   uint64_t BlockLinear = 0;
   uint64_t Cycle = 0;
   uint64_t LastCommit = 0;
+  /// Per warp, the pc of its last issued instruction (0 before the first):
+  /// a fault for a pc outside the code names where the warp came from, as
+  /// the ISS's does.
+  std::vector<uint32_t> LastIssuedPc;
+  unsigned BlockWarps = 0; ///< warps the current block launched
   uint64_t Blocks = 0, WarpsLaunched = 0;
 
   // DRAM model.
@@ -601,6 +606,8 @@ Error Simulator::Impl::runBlock() {
       Opts.Config.Scheduler == WarpScheduler::GreedyThenOldest ? 1 : 0);
   Pt->local_write_back.set(
       Opts.Config.L1.LocalWrites == LocalWritePolicy::WriteBack ? 1 : 0);
+  LastIssuedPc.assign(Warps, 0);
+  BlockWarps = NumWarps;
   Pt->chk_ok.set(0);
   Pt->mem_resp_valid.set(0);
   Pt->mem_req_ready.set(1);
@@ -687,16 +694,34 @@ Error Simulator::Impl::service() {
     case 2:
       return fault(W, -1, Pt->fault_pc.get(),
                    formatv("illegal instruction: pc is outside kernel '{0}' "
-                           "code [{1}, {2})",
-                           Kernel->Name, pcHex(Prog.Entry),
-                           pcHex(Prog.Entry + Prog.CodeBytes)));
-    default:
+                           "code [{1}, {2}) (reached from pc {3})",
+                           Kernel->Name, pcHex(Prog.Entry), pcHex(Prog.Entry + Prog.CodeBytes),
+                           pcHex(LastIssuedPc[W])));
+    default: {
+      // The ISS's words: who waits (and at which bar), who has finished.
+      std::string Waiting, Finished;
+      for (unsigned X = 0; X < Warps; ++X) {
+        if (Pt->warp_at_bar.bit(X))
+          Waiting += formatv("{0}{1} (bar at pc {2})", Waiting.empty() ? "" : ", ", X,
+                             pcHex(uint32_t(Pt->warp_pc.at(X)) - 4));
+        else if (Pt->warp_finished.bit(X) && X < BlockWarps)
+          Finished += formatv("{0}{1}", Finished.empty() ? "" : ", ", X);
+      }
       return fault(W, -1, uint32_t(Pt->warp_pc.at(W)) - 4,
-                   "barrier deadlock: warps wait at a barrier that finished "
-                   "warps can never reach; every warp that waits at a bar "
-                   "needs all warps of its block there; warp states:" +
-                       warpStates());
+                   formatv("barrier deadlock: warps {0} wait at a barrier but warps {1} have "
+                           "finished; every warp that waits at a bar needs all warps of its "
+                           "block there; warp states:{2}",
+                           Waiting, Finished, warpStates()));
     }
+    }
+  }
+  // An issue of a pc outside the code is the fault itself (reported on the
+  // next edge): it is not where the warp came from.
+  if (Pt->issue_valid.get()) {
+    unsigned W = Pt->issue_warp.get();
+    uint32_t Pc = uint32_t(Pt->warp_pc.at(W));
+    if (Pc - Prog.Entry < Prog.CodeBytes)
+      LastIssuedPc[W] = Pc;
   }
   // Inputs consumed at the last edge are withdrawn.
   Pt->mem_resp_valid.set(0);
