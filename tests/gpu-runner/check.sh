@@ -12,16 +12,24 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$tandem" suite-export "$work/bundle" --case vadd --case const_conv --no-llc > /dev/null
 
-set +e
-TANDEM_CUDA_LIBRARY=/nonexistent/libcuda.so.1 "$runner" "$work/bundle" --out "$work/r.json" \
-  > "$work/out.txt" 2>&1
-status=$?
-set -e
-if [ "$status" -ne 3 ] || ! grep -q "no GPU: cannot load the CUDA driver library" "$work/out.txt"; then
-  echo "without a driver: expected status 3 and 'no GPU: cannot load the CUDA driver library', got $status:"
-  cat "$work/out.txt"
-  exit 1
-fi
+# expect_status WHAT STATUS TEXT CMD...: CMD exits with STATUS and prints
+# TEXT (stdout and stderr together), else the check fails naming WHAT.
+expect_status() {
+  local what=$1 want=$2 text=$3 status
+  shift 3
+  set +e
+  "$@" > "$work/out.txt" 2>&1
+  status=$?
+  set -e
+  if [ "$status" -ne "$want" ] || ! grep -q "$text" "$work/out.txt"; then
+    echo "$what: expected status $want and '$text', got $status:"
+    cat "$work/out.txt"
+    exit 1
+  fi
+}
+
+expect_status "without a driver" 3 "no GPU: cannot load the CUDA driver library" \
+  env TANDEM_CUDA_LIBRARY=/nonexistent/libcuda.so.1 "$runner" "$work/bundle" --out "$work/r.json"
 
 TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/r.json" --only vadd --skip-timing \
   > "$work/out.txt" 2>&1 || { echo "vadd through the fake driver failed:"; cat "$work/out.txt"; exit 1; }
@@ -55,15 +63,8 @@ r = json.load(open(sys.argv[1]))
 for k in ("nvidia_smi_after", "all_correct"): del r[k]
 r["complete"] = False; r["stopped_at"] = "timing vadd n=64M"
 json.dump(r, open(sys.argv[2], "w"))' "$work/b.json" "$work/stopped.json"
-set +e
-"$runner" --summarize "$work/stopped.json" > "$work/sum.txt" 2>&1
-status=$?
-set -e
-if [ "$status" -ne 1 ] || ! grep -q "incomplete: the run was stopped at timing vadd n=64M" "$work/sum.txt"; then
-  echo "--summarize of a stopped run: expected status 1 and where it stopped, got $status:"
-  cat "$work/sum.txt"
-  exit 1
-fi
+expect_status "--summarize of a stopped run" 1 "incomplete: the run was stopped at timing vadd n=64M" \
+  "$runner" --summarize "$work/stopped.json"
 
 # The fake does not compute const_conv (its outputs stay poisoned), but the
 # variable writes before the launch must not fail.
