@@ -533,12 +533,8 @@ template <bool Tracing> Error Runner::run() {
     const uint32_t Pc = W.Pc;
     const uint32_t Offset = Pc - Entry;
     if (Offset >= P.CodeBytes)
-      return makeFault(
-          L, B, W, -1, Pc,
-          formatv("illegal instruction: pc is outside kernel '{0}' "
-                  "code [{1}, {2}) (reached from pc {3})",
-                  P.Kernel->Name, pcHex(Entry), pcHex(Entry + P.CodeBytes),
-                  pcHex(PrevPc)));
+      return makeFault(L, B, W, -1, Pc,
+                       pcOutsideCodeText(P.Kernel->Name, Entry, P.CodeBytes, PrevPc));
     const unsigned Index = Offset >> 2;
     const PInst &I = Code[Index];
     if (Limit && L.Steps >= Limit)

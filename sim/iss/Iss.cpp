@@ -72,7 +72,7 @@ std::string describeWaiting(const Block &B) {
       continue;
     if (!S.empty())
       S += ", ";
-    S += formatv("{0} (bar at pc {1})", W.Id, pcHex(W.Pc - 4)).str();
+    S += waitingWarpText(W.Id, W.Pc - 4);
   }
   return S;
 }
@@ -91,10 +91,7 @@ Error checkNoFinishedWarpBehindBarrier(Launch &L, Block &B) {
   if (!FirstWaiting || Finished.empty())
     return Error::success();
   return makeFault(L, B, *FirstWaiting, -1, FirstWaiting->Pc - 4,
-                   formatv("barrier deadlock: warps {0} wait at a barrier "
-                           "but warps {1} have finished; every warp that "
-                           "waits at a bar needs all warps of its block there",
-                           describeWaiting(B), Finished));
+                   barrierDeadlockText(describeWaiting(B), Finished));
 }
 
 /// Runs every warp of \p B to completion in the documented order.

@@ -124,6 +124,16 @@ std::string pcHex(uint32_t Pc);
 
 /// "(x,y,z)".
 std::string dimText(const Dim3 &D);
+/// "w (bar at pc 0x....)": a warp waiting at a barrier, as the deadlock
+/// messages list it.
+std::string waitingWarpText(unsigned Warp, uint32_t BarPc);
+/// "barrier deadlock: warps W wait at a barrier but warps F have finished;
+/// ...": \p Waiting lists waitingWarpText items, \p Finished warp numbers.
+std::string barrierDeadlockText(llvm::StringRef Waiting, llvm::StringRef Finished);
+/// "illegal instruction: pc is outside kernel 'k' code [a, b) (reached
+/// from pc p)".
+std::string pcOutsideCodeText(llvm::StringRef Kernel, uint32_t Entry, uint32_t CodeBytes,
+                              uint32_t From);
 /// "a: ptr, n: u32", or "none".
 std::string paramList(const KernelInfo &K);
 /// Parameter buffer bytes the kernel's parameters cover.

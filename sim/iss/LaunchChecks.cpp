@@ -55,6 +55,24 @@ std::string dimText(const Dim3 &D) {
   return formatv("({0},{1},{2})", D.X, D.Y, D.Z).str();
 }
 
+std::string waitingWarpText(unsigned Warp, uint32_t BarPc) {
+  return formatv("{0} (bar at pc {1})", Warp, pcHex(BarPc)).str();
+}
+
+std::string barrierDeadlockText(StringRef Waiting, StringRef Finished) {
+  return formatv("barrier deadlock: warps {0} wait at a barrier but warps {1} have finished; "
+                 "every warp that waits at a bar needs all warps of its block there",
+                 Waiting, Finished)
+      .str();
+}
+
+std::string pcOutsideCodeText(StringRef Kernel, uint32_t Entry, uint32_t CodeBytes, uint32_t From) {
+  return formatv("illegal instruction: pc is outside kernel '{0}' code [{1}, {2}) (reached "
+                 "from pc {3})",
+                 Kernel, pcHex(Entry), pcHex(Entry + CodeBytes), pcHex(From))
+      .str();
+}
+
 std::string paramList(const KernelInfo &K) {
   if (K.Params.empty())
     return "none";

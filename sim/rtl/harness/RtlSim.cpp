@@ -58,13 +58,16 @@ constexpr unsigned MaxLineBytes = 256;
 /// Cycles without any commit after which a launch is declared hung.
 constexpr uint64_t HangCycles = 2'000'000;
 
+using iss::detail::barrierDeadlockText;
 using iss::detail::dimText;
 using iss::detail::globalBoundsDetail;
 using iss::detail::hex8;
 using iss::detail::paramBufferBytes;
-using iss::detail::spaceName;
 using iss::detail::pcHex;
+using iss::detail::pcOutsideCodeText;
 using iss::detail::Program;
+using iss::detail::spaceName;
+using iss::detail::waitingWarpText;
 
 /// What a warp did in one cycle, as the timeline shows it. The stall causes
 /// are the counters' (docs/RTL.md), here per warp: a warp that could issue
@@ -693,25 +696,19 @@ Error Simulator::Impl::service() {
     }
     case 2:
       return fault(W, -1, Pt->fault_pc.get(),
-                   formatv("illegal instruction: pc is outside kernel '{0}' "
-                           "code [{1}, {2}) (reached from pc {3})",
-                           Kernel->Name, pcHex(Prog.Entry), pcHex(Prog.Entry + Prog.CodeBytes),
-                           pcHex(LastIssuedPc[W])));
+                   pcOutsideCodeText(Kernel->Name, Prog.Entry, Prog.CodeBytes, LastIssuedPc[W]));
     default: {
       // The ISS's words: who waits (and at which bar), who has finished.
       std::string Waiting, Finished;
       for (unsigned X = 0; X < Warps; ++X) {
         if (Pt->warp_at_bar.bit(X))
-          Waiting += formatv("{0}{1} (bar at pc {2})", Waiting.empty() ? "" : ", ", X,
-                             pcHex(uint32_t(Pt->warp_pc.at(X)) - 4));
+          Waiting +=
+              (Waiting.empty() ? "" : ", ") + waitingWarpText(X, uint32_t(Pt->warp_pc.at(X)) - 4);
         else if (Pt->warp_finished.bit(X) && X < BlockWarps)
-          Finished += formatv("{0}{1}", Finished.empty() ? "" : ", ", X);
+          Finished += (Finished.empty() ? "" : ", ") + std::to_string(X);
       }
       return fault(W, -1, uint32_t(Pt->warp_pc.at(W)) - 4,
-                   formatv("barrier deadlock: warps {0} wait at a barrier but warps {1} have "
-                           "finished; every warp that waits at a bar needs all warps of its "
-                           "block there; warp states:{2}",
-                           Waiting, Finished, warpStates()));
+                   barrierDeadlockText(Waiting, Finished) + "; warp states:" + warpStates());
     }
     }
   }
