@@ -64,22 +64,27 @@ public:
   /// Writes the finished file and returns its summary (the one stored in
   /// it, so what is printed is what the file says).
   RunSummary writeFinal(const std::string &NvidiaSmiAfter, bool AllCorrect) {
-    std::string Text = document("\"complete\":true,\"nvidia_smi_after\":" + quote(NvidiaSmiAfter) +
-                                ",\"all_correct\":" + (AllCorrect ? "true" : "false"));
-    writeFileAtomically(Path, Text);
-    return summarizeResults(JsonParser(Text).parse());
+    RunSummary Summary;
+    writeFileAtomically(Path,
+                        document("\"complete\":true,\"nvidia_smi_after\":" + quote(NvidiaSmiAfter) +
+                                     ",\"all_correct\":" + (AllCorrect ? "true" : "false"),
+                                 &Summary));
+    return Summary;
   }
 
   /// The whole document with \p Tail as its last plain members, followed by
-  /// the summary of the entries.
-  std::string document(const std::string &Tail) const {
+  /// the summary of the entries (also stored in \p Summary when given).
+  std::string document(const std::string &Tail, RunSummary *Summary = nullptr) const {
     std::string J = "{" + Header + ",\"cases\":[" + join(Cases) + "],\"timing\":[" + join(Timings) +
                     "],\"skipped\":[";
     for (size_t I = 0; I < Skipped.size(); ++I)
       J += (I ? "," : "") + quote(Skipped[I]);
     J += "]," + Tail;
-    RunSummary Summary = summarizeResults(JsonParser(J + "}").parse());
-    return J + ",\"summary\":" + summaryJson(Summary) + "}\n";
+    RunSummary S = summarizeResults(JsonParser(J + "}").parse());
+    J += ",\"summary\":" + summaryJson(S) + "}\n";
+    if (Summary)
+      *Summary = std::move(S);
+    return J;
   }
 
 private:

@@ -58,10 +58,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <sstream>
@@ -1255,12 +1256,12 @@ int summarize(const std::string &Path) {
   return AllCorrect ? 0 : 1;
 }
 
-} // namespace
-
 const char *const Usage =
     "usage: tandem-gpu-runner BUNDLE --out RESULTS.json [--nvcc-dir DIR] [--reps N] "
     "[--only CASE]... [--skip-timing] [--budget-s SECONDS]\n"
     "       tandem-gpu-runner --summarize RESULTS.json\n";
+
+} // namespace
 
 int main(int Argc, char **Argv) {
   Options O;
@@ -1285,9 +1286,9 @@ int main(int Argc, char **Argv) {
         O.Timing = false;
       else if (A == "--budget-s") {
         std::string V = Next();
-        size_t End = 0;
-        O.BudgetS = std::stod(V, &End);
-        if (End != V.size() || !(O.BudgetS >= 0))
+        char *End = nullptr;
+        O.BudgetS = std::strtod(V.c_str(), &End);
+        if (V.empty() || *End != '\0' || !(O.BudgetS >= 0))
           throw std::runtime_error("--budget-s wants seconds >= 0, not '" + V + "'");
       } else if (A == "--summarize")
         Summarize = Next();
