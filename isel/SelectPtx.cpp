@@ -225,7 +225,7 @@ public:
 private:
   //===--- errors, emission, registers ---------------------------------===//
 
-  std::string where(const Instruction &I) const { return Lines.of(I); }
+  const std::string &where(const Instruction &I) const { return Lines.of(I); }
 
   Error cannotSelect(const Instruction &I, StringRef Why = {}) const {
     std::string Text;

@@ -332,7 +332,7 @@ void Selector::createBlocks() {
 // Errors and emission
 //===----------------------------------------------------------------------===//
 
-std::string Selector::where(const Instruction &I) const { return Lines.of(I); }
+const std::string &Selector::where(const Instruction &I) const { return Lines.of(I); }
 
 Error Selector::cannotSelect(const Instruction &I, StringRef Why) const {
   std::string Text;

@@ -108,7 +108,7 @@ private:
 public:
   // Errors.
   llvm::Error cannotSelect(const llvm::Instruction &I, llvm::StringRef Why = {}) const;
-  std::string where(const llvm::Instruction &I) const;
+  const std::string &where(const llvm::Instruction &I) const;
   std::string kernelName() const { return Fn->Name; }
 
   // Emission into the current block.
