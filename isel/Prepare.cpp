@@ -59,6 +59,7 @@
 
 #include "isel/Prepare.h"
 #include "isel/DivergenceCheck.h"
+#include "isel/UnrollHints.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -1826,7 +1827,14 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
   PIC.addClassToPassName(SplitAddressOffsetsPass::name(), "tandem-split-address-offsets");
   PIC.addClassToPassName(RecomputeEqualIncomingValuesPass::name(),
                          "tandem-recompute-equal-incoming");
+  PIC.addClassToPassName(HintRuntimeUnrollPass::name(), "tandem-hint-runtime-unroll");
   registerPrintAfter(PIC, Opts);
+  // ptx: loops of global loads unrolled 4x at runtime, as NVVM does, so
+  // ptxas can batch their loads (isel/UnrollHints.cpp). Not on simt, whose
+  // LSU serves one warp instruction at a time: more copies only add code.
+  if (Opts.Target == PrepTarget::Ptx)
+    PB.registerVectorizerStartEPCallback(
+        [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(HintRuntimeUnrollPass()); });
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);
   PB.registerFunctionAnalyses(FAM);

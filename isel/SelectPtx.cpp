@@ -57,6 +57,7 @@
 #include "llvm/Transforms/Utils/UnrollLoop.h"
 
 #include <map>
+#include <tuple>
 
 using namespace llvm;
 
@@ -644,6 +645,7 @@ private:
         BlockConsts.clear();
         BlockSyms.clear();
         BlockSignExtended.clear();
+        BlockScaledIndices.clear();
         Expected<Reg> R = regOf(Phi->getIncomingValue(K));
         if (!R)
           return R.takeError();
@@ -660,6 +662,7 @@ private:
     BlockConsts.clear();
     BlockSyms.clear();
     BlockSignExtended.clear();
+    BlockScaledIndices.clear();
     if (NoUnrollHeaders.contains(&BB)) {
       CurLoc.clear(); // a directive, no source line
       emit(Opcode::PRAGMA_NOUNROLL, {});
@@ -1221,7 +1224,23 @@ private:
     return Error::success();
   }
 
+  /// Idx * Size as a 64-bit byte offset, once per block: accesses to
+  /// several arrays at one index (vals[j] and colIdx[j]) share it. An
+  /// extended index is known by what it extends, so -O0's one sext per
+  /// access shares it too (extensions of one value are one number).
   Expected<Reg> scaledIndex(Value *Idx, int64_t Size) {
+    ScaledIndexKey Key{Idx, 0, Size};
+    if (auto *Ext = dyn_cast<CastInst>(Idx); Ext && (isa<SExtInst>(Ext) || isa<ZExtInst>(Ext)))
+      Key = {Ext->getOperand(0), Ext->getOpcode(), Size};
+    if (auto It = BlockScaledIndices.find(Key); It != BlockScaledIndices.end())
+      return It->second;
+    Expected<Reg> Scaled = emitScaledIndex(Idx, Size);
+    if (Scaled)
+      BlockScaledIndices[Key] = *Scaled;
+    return Scaled;
+  }
+
+  Expected<Reg> emitScaledIndex(Value *Idx, int64_t Size) {
     Reg Out = newReg(RegClass::B64);
     Value *Narrow = nullptr;
     bool Signed = true;
@@ -1668,6 +1687,10 @@ private:
   DenseMap<unsigned, Reg> BlockSyms;
   /// Per block: i8/i16 values already sign-extended to a word (signExtended).
   DenseMap<const Value *, Reg> BlockSignExtended;
+  /// Per block: index * size byte offsets already computed (scaledIndex),
+  /// by {index or the value it extends, the extension's opcode or 0, size}.
+  using ScaledIndexKey = std::tuple<const Value *, unsigned, int64_t>;
+  std::map<ScaledIndexKey, Reg> BlockScaledIndices;
   struct PendingPhi {
     PHINode *Phi;
     mir::Block *B;

@@ -11,7 +11,10 @@
 # nvcc_ptx. ptxas -arch=sm_90 -v assembles each; per kernel and variant it
 # records registers, spill bytes, SASS instructions (the cubin's .text.KERNEL
 # size / 16: ptxas pads each kernel to 128 bytes, so counts move in steps of
-# 8), PTX instructions, ld.global, ld.global.nc and cvt counts. It prints a
+# 8), PTX instructions, ld.global, ld.global.nc and cvt counts, and from the
+# SASS itself (scripts/sass-loads.py) the global loads and the most of them
+# in one straight-line run between branches ("LDG run": how many loads a
+# warp can have in flight; nvcc's spmv_scalar has 48, llc's 12). It prints a
 # table and writes FILE.json atomically (default
 # build-ptx-compare/ptx-compare.json; the PTX, cubins and ptxas logs stay in
 # FILE.json's folder under ptx/SOURCE/). -O sets our and LLVM's level (default
@@ -90,13 +93,16 @@ done
 
 # Per-kernel statistics of one PTX file, one line per kernel:
 #   kernel regs spill_bytes sass_instrs ptx_instrs ld_global ld_global_nc cvt
-# (missing numbers are "-").
+#   sass_ldg sass_max_ldg_run
+# (missing numbers are "-"; the last two from scripts/sass-loads.py).
 kernel_stats() { # $1: X.ptx (writes X.cubin and X.ptxas.log next to it)
   local ptx=$1 base=${1%.ptx}
   "$PTXAS" -arch=sm_90 -v "$ptx" -o "$base.cubin" >"$base.ptxas.log" 2>&1 \
     || { say "ptxas rejected $ptx:"; cat "$base.ptxas.log" >&2; return 1; }
   readelf -S -W "$base.cubin" 2>/dev/null >"$base.sections"
-  awk -v LOG="$base.ptxas.log" -v SECTIONS="$base.sections" '
+  python3 "$SCRIPTS/sass-loads.py" "$base.cubin" >"$base.loads" \
+    || { say "cannot read the SASS of $base.cubin"; return 1; }
+  awk -v LOG="$base.ptxas.log" -v SECTIONS="$base.sections" -v LOADS="$base.loads" '
     BEGIN {
       while ((getline l < LOG) > 0) {
         if (match(l, /entry function .[^\047]+/)) { k = substr(l, RSTART + 16, RLENGTH - 16); order[++n] = k }
@@ -110,6 +116,7 @@ kernel_stats() { # $1: X.ptx (writes X.cubin and X.ptxas.log next to it)
         for (i = 1; i <= c; i++)
           if (f[i] ~ /^\.text\./) sass[substr(f[i], 7)] = hex(f[i + 4]) / 16
       }
+      while ((getline l < LOADS) > 0) { split(l, f, " "); ldg[f[1]] = f[2]; ldgrun[f[1]] = f[5] }
     }
     # The PTX: instructions per .entry body (lines ending in ";" that are
     # not declarations or directives).
@@ -132,13 +139,13 @@ kernel_stats() { # $1: X.ptx (writes X.cubin and X.ptxas.log next to it)
     END {
       for (i = 1; i <= n; i++) {
         k = order[i]
-        print k, v(regs[k]), v(spill[k]), v(sass[k]), v(ptx[k]), ld[k] + 0, nc[k] + 0, cvt[k] + 0
+        print k, v(regs[k]), v(spill[k]), v(sass[k]), v(ptx[k]), ld[k] + 0, nc[k] + 0, cvt[k] + 0, v(ldg[k]), v(ldgrun[k])
       }
     }' "$ptx"
 }
 
 say "ptxas -arch=sm_90 -v on $(( ${#CASE_OF_SOURCE[@]} * 3 )) files"
-STATS=$WORK/stats.txt # source variant kernel regs spill sass ptx ld nc cvt
+STATS=$WORK/stats.txt # source variant kernel regs spill sass ptx ld nc cvt ldg ldgrun
 : >"$STATS"
 status=0
 for name in $(printf '%s\n' "${!CASE_OF_SOURCE[@]}" | sort); do
@@ -171,11 +178,11 @@ echo "$KERNELS" | awk -v STATS="$STATS" -v JSON="$OUTFILE.tmp" -v OPT="$OPT" '
     while ((getline l < STATS) > 0) {
       split(l, f, " "); key = f[1] SUBSEP f[3] SUBSEP f[2]
       regs[key] = f[4]; spill[key] = f[5]; sass[key] = f[6]; ptx[key] = f[7]
-      ld[key] = f[8]; nc[key] = f[9]; cvt[key] = f[10]
+      ld[key] = f[8]; nc[key] = f[9]; cvt[key] = f[10]; ldg[key] = f[11]; ldgrun[key] = f[12]
     }
     nv = split("ours nvcc llc", V, " ")
-    printf "%-16s %-18s %6s %6s %6s %9s %8s %14s %11s %17s\n", "kernel", "source", "ours", "nvcc",
-      "llc", "ours/nvcc", "ours/llc", "regs o/n/l", "spill B o/n/l", "ld.g/ld.g.nc o|n|l"
+    printf "%-16s %-18s %6s %6s %6s %9s %8s %14s %11s %17s %12s\n", "kernel", "source", "ours", "nvcc",
+      "llc", "ours/nvcc", "ours/llc", "regs o/n/l", "spill B o/n/l", "ld.g/ld.g.nc o|n|l", "LDG run o/n/l"
     printf "{\n  \"what\": \"static SASS size (ptxas -arch=sm_90 .text / 16) and PTX counts per kernel; a proxy, not a time\",\n" > JSON
     printf "  \"opt_level\": %d,\n  \"kernels\": [", OPT > JSON
   }
@@ -186,24 +193,27 @@ echo "$KERNELS" | awk -v STATS="$STATS" -v JSON="$OUTFILE.tmp" -v OPT="$OPT" '
     r1 = ratio(sass[o SUBSEP "ours"], sass[o SUBSEP "nvcc"]); r2 = ratio(sass[o SUBSEP "ours"], sass[o SUBSEP "llc"])
     if (r1 != "") { g1 += log(r1); n1++ }
     if (r2 != "") { g2 += log(r2); n2++ }
-    printf "%-16s %-18s %6s %6s %6s %9s %8s %14s %11s %17s\n", k, src ".cu",
+    if (ldgrun[o SUBSEP "ours"] + 0 < ldgrun[o SUBSEP "nvcc"] + 0) fewer = fewer " " k
+    printf "%-16s %-18s %6s %6s %6s %9s %8s %14s %11s %17s %12s\n", k, src ".cu",
       sass[o SUBSEP "ours"], sass[o SUBSEP "nvcc"], sass[o SUBSEP "llc"],
       r1 == "" ? "-" : sprintf("%.3f", r1), r2 == "" ? "-" : sprintf("%.3f", r2),
       regs[o SUBSEP "ours"] "/" regs[o SUBSEP "nvcc"] "/" regs[o SUBSEP "llc"],
       spill[o SUBSEP "ours"] "/" spill[o SUBSEP "nvcc"] "/" spill[o SUBSEP "llc"],
-      ld[o SUBSEP "ours"] "/" nc[o SUBSEP "ours"] " " ld[o SUBSEP "nvcc"] "/" nc[o SUBSEP "nvcc"] " " ld[o SUBSEP "llc"] "/" nc[o SUBSEP "llc"]
+      ld[o SUBSEP "ours"] "/" nc[o SUBSEP "ours"] " " ld[o SUBSEP "nvcc"] "/" nc[o SUBSEP "nvcc"] " " ld[o SUBSEP "llc"] "/" nc[o SUBSEP "llc"],
+      ldgrun[o SUBSEP "ours"] "/" ldgrun[o SUBSEP "nvcc"] "/" ldgrun[o SUBSEP "llc"]
     printf "%s\n    {\"kernel\": \"%s\", \"source\": \"%s.cu\", \"ours_over_nvcc_sass\": %s, \"ours_over_llc_sass\": %s", rows++ ? "," : "", k, src,
       r1 == "" ? "null" : sprintf("%.4f", r1), r2 == "" ? "null" : sprintf("%.4f", r2) > JSON
     for (i = 1; i <= nv; i++) {
       key = o SUBSEP V[i]
-      printf ",\n     \"%s\": {\"sass_instructions\": %s, \"registers\": %s, \"spill_bytes\": %s, \"ptx_instructions\": %s, \"ld_global\": %s, \"ld_global_nc\": %s, \"cvt\": %s}",
-        V[i], num(sass[key]), num(regs[key]), num(spill[key]), num(ptx[key]), num(ld[key]), num(nc[key]), num(cvt[key]) > JSON
+      printf ",\n     \"%s\": {\"sass_instructions\": %s, \"registers\": %s, \"spill_bytes\": %s, \"ptx_instructions\": %s, \"ld_global\": %s, \"ld_global_nc\": %s, \"cvt\": %s, \"sass_ldg\": %s, \"sass_max_ldg_run\": %s}",
+        V[i], num(sass[key]), num(regs[key]), num(spill[key]), num(ptx[key]), num(ld[key]), num(nc[key]), num(cvt[key]), num(ldg[key]), num(ldgrun[key]) > JSON
     }
     printf "}" > JSON
   }
   END {
     m1 = n1 ? exp(g1 / n1) : 0; m2 = n2 ? exp(g2 / n2) : 0
     printf "geometric mean of SASS instructions: ours/nvcc %.3f over %d kernels, ours/llc %.3f over %d\n", m1, n1, m2, n2
+    printf "kernels whose LDG run is shorter than nvcc\047s:%s\n", fewer == "" ? " none" : fewer
     printf "\n  ],\n  \"geomean_ours_over_nvcc_sass\": %s,\n  \"geomean_ours_over_llc_sass\": %s\n}\n",
       n1 ? sprintf("%.4f", m1) : "null", n2 ? sprintf("%.4f", m2) : "null" > JSON
   }' && mv "$OUTFILE.tmp" "$OUTFILE" || { say "cannot write $OUTFILE"; exit 1; }

@@ -1,13 +1,16 @@
 // A counted loop: setp + @%p bra, registers declared per class. Out of SSA
 // coalesces: the accumulator's PHI, its initial 0 and the fma are one
 // register (no float copy, no block for the back edge); the counter
-// starts as a copy of tid.x, which stays live after the loop.
+// starts as a copy of tid.x, which stays live after the loop. `#pragma
+// unroll 1` keeps the loop one loop: without it the runtime-unroll hint
+// (unroll-hints.cu) unrolls it 4x.
 // RUN: tandem compile %s --target ptx -o - | FileCheck %s
 // RUN: tandem compile %s --target ptx -o - | FileCheck %s --check-prefix=NOMOV
 // RUN: %if ptxas %{ tandem compile %s --target ptx -o %t.ptx && %ptxas %t.ptx %}
 
 extern "C" __global__ void sum(const float *x, float *out, int n) {
   float s = 0.0f;
+#pragma unroll 1
   for (int i = threadIdx.x; i < n; i += 32)
     s += x[i] * x[i];
   out[threadIdx.x] = s;
