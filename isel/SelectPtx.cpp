@@ -642,10 +642,7 @@ private:
         mir::Inst Term = std::move(Pred->Insts.back());
         Pred->Insts.pop_back();
         Cur = Pred;
-        BlockConsts.clear();
-        BlockSyms.clear();
-        BlockSignExtended.clear();
-        BlockScaledIndices.clear();
+        forgetBlockValues();
         Expected<Reg> R = regOf(Phi->getIncomingValue(K));
         if (!R)
           return R.takeError();
@@ -657,12 +654,19 @@ private:
     return Error::success();
   }
 
-  Error selectBlock(BasicBlock &BB) {
-    Cur = BlockMap[&BB];
+  /// Values kept in a register for reuse within one block (constants,
+  /// symbol addresses, sign extensions, scaled indices) are not available
+  /// in another: called whenever selection moves to a block.
+  void forgetBlockValues() {
     BlockConsts.clear();
     BlockSyms.clear();
     BlockSignExtended.clear();
     BlockScaledIndices.clear();
+  }
+
+  Error selectBlock(BasicBlock &BB) {
+    Cur = BlockMap[&BB];
+    forgetBlockValues();
     if (NoUnrollHeaders.contains(&BB)) {
       CurLoc.clear(); // a directive, no source line
       emit(Opcode::PRAGMA_NOUNROLL, {});

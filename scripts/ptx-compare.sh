@@ -10,10 +10,11 @@
 # suite-export`, nvcc's (-O3 -arch=sm_90 -ptx) through gpu-check.sh's
 # nvcc_ptx. ptxas -arch=sm_90 -v assembles each; per kernel and variant it
 # records registers, spill bytes, SASS instructions (the cubin's .text.KERNEL
-# size / 16: ptxas pads each kernel to 128 bytes, so counts move in steps of
-# 8), PTX instructions, ld.global, ld.global.nc and cvt counts, and from the
-# SASS itself (scripts/sass-loads.py) the global loads and the most of them
-# in one straight-line run between branches ("LDG run": how many loads a
+# size / 16, read by scripts/sass-loads.py: ptxas pads each kernel to 128
+# bytes, so counts move in steps of 8), PTX instructions, ld.global,
+# ld.global.nc and cvt counts, and from the SASS itself (the same script)
+# the global loads and the most of them in one straight-line run between
+# branches ("LDG run": how many loads a
 # warp can have in flight; nvcc's spmv_scalar has 48, llc's 12). It prints a
 # table and writes FILE.json atomically (default
 # build-ptx-compare/ptx-compare.json; the PTX, cubins and ptxas logs stay in
@@ -23,7 +24,7 @@
 # Static SASS size is a proxy for time, not a measurement.
 #
 # Needs: tandem, clang-19, nvcc and ptxas (PATH or /usr/local/cuda/bin),
-# readelf. Exit status: 0 the table is complete (every kernel, every
+# python3. Exit status: 0 the table is complete (every kernel, every
 # variant, every number); 1 a kernel or number is missing, or a tool failed;
 # 2 usage; 77 a tool is missing (prints SKIPPED and why).
 set -uo pipefail
@@ -58,7 +59,7 @@ PTXAS=$(find_tool ptxas)
 [[ -n $PTXAS ]] || skip "no ptxas (CUDA toolkit) on PATH or in /usr/local/cuda/bin"
 [[ -n $(find_tool nvcc) ]] || skip "no nvcc (CUDA toolkit) on PATH or in /usr/local/cuda/bin"
 PATH=$(dirname "$PTXAS"):$PATH # nvcc_ptx looks nvcc up on PATH
-command -v readelf >/dev/null || skip "no readelf (binutils)"
+command -v python3 >/dev/null || skip "no python3 to read the cubins"
 command -v "${TANDEM_CLANG:-clang-19}" >/dev/null || skip "no clang-19 for LLVM's PTX"
 [[ -x $TANDEM ]] || { say "no tandem binary at '$TANDEM' (build it, or pass --tandem)"; exit 2; }
 
@@ -94,15 +95,15 @@ done
 # Per-kernel statistics of one PTX file, one line per kernel:
 #   kernel regs spill_bytes sass_instrs ptx_instrs ld_global ld_global_nc cvt
 #   sass_ldg sass_max_ldg_run
-# (missing numbers are "-"; the last two from scripts/sass-loads.py).
+# (missing numbers are "-"; sass_instrs and the last two from
+# scripts/sass-loads.py, one read of the cubin).
 kernel_stats() { # $1: X.ptx (writes X.cubin and X.ptxas.log next to it)
   local ptx=$1 base=${1%.ptx}
   "$PTXAS" -arch=sm_90 -v "$ptx" -o "$base.cubin" >"$base.ptxas.log" 2>&1 \
     || { say "ptxas rejected $ptx:"; cat "$base.ptxas.log" >&2; return 1; }
-  readelf -S -W "$base.cubin" 2>/dev/null >"$base.sections"
   python3 "$SCRIPTS/sass-loads.py" "$base.cubin" >"$base.loads" \
     || { say "cannot read the SASS of $base.cubin"; return 1; }
-  awk -v LOG="$base.ptxas.log" -v SECTIONS="$base.sections" -v LOADS="$base.loads" '
+  awk -v LOG="$base.ptxas.log" -v LOADS="$base.loads" '
     BEGIN {
       while ((getline l < LOG) > 0) {
         if (match(l, /entry function .[^\047]+/)) { k = substr(l, RSTART + 16, RLENGTH - 16); order[++n] = k }
@@ -111,12 +112,8 @@ kernel_stats() { # $1: X.ptx (writes X.cubin and X.ptxas.log next to it)
         }
         if (match(l, /Used [0-9]+ registers/)) { split(substr(l, RSTART, RLENGTH), w, " "); regs[k] = w[2] }
       }
-      while ((getline l < SECTIONS) > 0) {
-        c = split(l, f, /[ \t]+/)
-        for (i = 1; i <= c; i++)
-          if (f[i] ~ /^\.text\./) sass[substr(f[i], 7)] = hex(f[i + 4]) / 16
-      }
-      while ((getline l < LOADS) > 0) { split(l, f, " "); ldg[f[1]] = f[2]; ldgrun[f[1]] = f[5] }
+      # KERNEL INSTRUCTIONS LDG STG BRANCHES MAX_LDG_RUN
+      while ((getline l < LOADS) > 0) { split(l, f, " "); sass[f[1]] = f[2]; ldg[f[1]] = f[3]; ldgrun[f[1]] = f[6] }
     }
     # The PTX: instructions per .entry body (lines ending in ";" that are
     # not declarations or directives).
@@ -132,10 +129,6 @@ kernel_stats() { # $1: X.ptx (writes X.cubin and X.ptxas.log next to it)
       if ($0 ~ /(^|[ \t])cvt\./) cvt[cur]++
     }
     function v(x) { return x == "" ? "-" : x }
-    function hex(s,   n, i) {
-      for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
-      return n
-    }
     END {
       for (i = 1; i <= n; i++) {
         k = order[i]

@@ -5,9 +5,11 @@
 
 prints one line per kernel (`.text.KERNEL` section):
 
-    KERNEL LDG STG BRANCHES MAX_LDG_RUN
+    KERNEL INSTRUCTIONS LDG STG BRANCHES MAX_LDG_RUN
 
-LDG and STG count the global load and store instructions, BRANCHES the
+INSTRUCTIONS is the section's size / 16 (ptxas pads each kernel to 128
+bytes, so it moves in steps of 8), LDG and STG count the global load and
+store instructions, BRANCHES the
 BRA and EXIT instructions, and MAX_LDG_RUN is the most LDGs in one
 straight-line run of SASS between two of those: a static proxy for how many
 global loads one warp can have in flight at once (the memory-level
@@ -18,10 +20,12 @@ basic block's loads from above; it never spans a branch.
 Why decode by hand: this machine's CUDA toolkit has ptxas but neither
 cuobjdump nor nvdisasm, and Debian main packages no SASS disassembler.
 sm_90 instructions are 16 bytes, little endian, with the opcode in the low
-12 bits. The three opcodes used here (LDG 0x981, STG 0x986, BRA 0x947,
-EXIT 0x94d) are checked against the PTX in tests/ptx-compare/check.sh: in
-every kernel without a loop, each variant's LDG count must equal its PTX
-ld.global count. Exit status 0; 1 if the file is not an ELF cubin.
+12 bits. The LDG opcode (0x981) is checked against the PTX in
+tests/ptx-compare/check.sh: in the straight-line kernels vadd and saxpy,
+each variant's LDG count must equal its PTX ld.global count (elsewhere
+ptxas may unroll loops or join neighbouring loads). STG is 0x986, BRA
+0x947, EXIT 0x94d. Exit status 0; 1 if the file is not an ELF cubin; 2
+usage.
 """
 import struct
 import sys
@@ -51,7 +55,7 @@ def text_sections(path):
 
 
 def load_stats(code):
-    """(LDG, STG, branches, most LDGs between two branches) of one kernel's code."""
+    """(instructions, LDG, STG, branches, most LDGs between two branches) of one kernel's code."""
     ldg = stg = branches = run = max_run = 0
     for at in range(0, len(code), INSTRUCTION_BYTES):
         opcode = int.from_bytes(code[at:at + 2], "little") & 0xFFF
@@ -64,7 +68,7 @@ def load_stats(code):
         elif opcode in (BRA, EXIT):
             branches += 1
             run = 0
-    return ldg, stg, branches, max_run
+    return len(code) // INSTRUCTION_BYTES, ldg, stg, branches, max_run
 
 
 def main(argv):
