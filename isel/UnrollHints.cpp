@@ -18,20 +18,25 @@
 // Input invariants: SSA after the -O pipeline's simplification (loops in
 // simplified, rotated form: the pass runs at the vectorizer-start extension
 // point, before LoopUnrollPass). Guarantees: only loop metadata changes;
-// a loop is hinted when it is innermost, one block, at most
-// MaxBodyInstructions instructions (PHIs and debug records not counted),
-// carries no unroll or vectorize metadata already (remainder loops of an
-// earlier unroll carry llvm.loop.unroll.disable), has a computable but not
-// constant backedge-taken count (constant trip counts stay with the full
-// unroller's cost model), contains a load from global or generic memory,
-// and no convergent call (LoopUnrollPass would refuse the runtime remainder).
+// a loop is hinted when it is innermost, one iteration executes at most
+// MaxIterationInstructions instructions along its longest path (PHIs and
+// debug records not counted; an if/else counts its longer arm, as in
+// spmv_merge's merge loop, which NVVM unrolls 4x too), it carries no unroll
+// or vectorize metadata already (remainder loops of an earlier unroll carry
+// llvm.loop.unroll.disable), has a computable but not constant
+// backedge-taken count (constant trip counts stay with the full unroller's
+// cost model), contains a load that may read global memory (global, or
+// generic and not cast from a `__shared__` or local object), and no
+// convergent call (LoopUnrollPass would refuse the runtime remainder).
 //
 //===----------------------------------------------------------------------===//
 
 #include "isel/UnrollHints.h"
 
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/LoopIterator.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 
@@ -42,37 +47,72 @@ namespace {
 
 constexpr unsigned GenericAS = 0, GlobalAS = 1;
 
-bool readsGlobalMemory(const BasicBlock &B) {
-  for (const Instruction &I : B)
-    if (auto *L = dyn_cast<LoadInst>(&I))
-      if (L->getPointerAddressSpace() == GlobalAS || L->getPointerAddressSpace() == GenericAS)
+/// A load that may go to global memory: from the global space, or generic
+/// but not cast from another space's object (the pass runs before
+/// address-space inference, so `__shared__` arrays are still reached
+/// through addrspacecasts of their addrspace(3) globals).
+bool mayReadGlobal(const LoadInst &Ld) {
+  unsigned AS = Ld.getPointerAddressSpace();
+  if (AS != GenericAS)
+    return AS == GlobalAS;
+  const Value *Object = getUnderlyingObject(Ld.getPointerOperand());
+  unsigned ObjectAS = Object->getType()->getPointerAddressSpace();
+  return ObjectAS == GenericAS || ObjectAS == GlobalAS;
+}
+
+bool readsGlobalMemory(const Loop &L) {
+  for (const BasicBlock *B : L.blocks())
+    for (const Instruction &I : *B)
+      if (auto *Ld = dyn_cast<LoadInst>(&I); Ld && mayReadGlobal(*Ld))
         return true;
   return false;
 }
 
-unsigned bodySize(const BasicBlock &B) {
+unsigned blockSize(const BasicBlock &B) {
   unsigned N = 0;
   for (const Instruction &I : B)
     N += !isa<PHINode>(I) && !isa<DbgInfoIntrinsic>(I);
   return N;
 }
 
-bool hasConvergentCall(const BasicBlock &B) {
-  for (const Instruction &I : B)
-    if (auto *CB = dyn_cast<CallBase>(&I); CB && CB->isConvergent())
-      return true;
+/// The most instructions one iteration can execute: the longest path from
+/// the header through the loop's blocks, back edges left out (an innermost
+/// loop's body is then acyclic, and reverse post-order visits every block
+/// after its predecessors in the loop).
+unsigned longestIteration(Loop &L, const LoopInfo &LI) {
+  DenseMap<const BasicBlock *, unsigned> PathTo;
+  unsigned Longest = 0;
+  LoopBlocksRPO RPO(&L);
+  RPO.perform(&LI);
+  for (const BasicBlock *B : RPO) {
+    unsigned Before = 0;
+    if (B != L.getHeader())
+      for (const BasicBlock *Pred : predecessors(B))
+        if (L.contains(Pred))
+          Before = std::max(Before, PathTo.lookup(Pred));
+    unsigned Through = Before + blockSize(*B);
+    PathTo[B] = Through;
+    Longest = std::max(Longest, Through);
+  }
+  return Longest;
+}
+
+bool hasConvergentCall(const Loop &L) {
+  for (const BasicBlock *B : L.blocks())
+    for (const Instruction &I : *B)
+      if (auto *CB = dyn_cast<CallBase>(&I); CB && CB->isConvergent())
+        return true;
   return false;
 }
 
-bool wantsHint(Loop &L, ScalarEvolution &SE) {
-  if (!L.isInnermost() || L.getNumBlocks() != 1)
+bool wantsHint(Loop &L, const LoopInfo &LI, ScalarEvolution &SE) {
+  if (!L.isInnermost())
     return false;
   if (hasUnrollTransformation(&L) != TM_Unspecified ||
       hasVectorizeTransformation(&L) != TM_Unspecified)
     return false;
-  const BasicBlock &Body = *L.getHeader();
-  if (bodySize(Body) > HintRuntimeUnrollPass::MaxBodyInstructions || hasConvergentCall(Body) ||
-      !readsGlobalMemory(Body))
+  if (longestIteration(L, LI) > HintRuntimeUnrollPass::MaxIterationInstructions ||
+      hasConvergentCall(L) || !readsGlobalMemory(L))
     return false;
   const SCEV *Taken = SE.getBackedgeTakenCount(&L);
   return !isa<SCEVCouldNotCompute>(Taken) && !isa<SCEVConstant>(Taken);
@@ -104,7 +144,7 @@ PreservedAnalyses HintRuntimeUnrollPass::run(Function &F, FunctionAnalysisManage
   ScalarEvolution &SE = AM.getResult<ScalarEvolutionAnalysis>(F);
   bool Changed = false;
   for (Loop *L : LI.getLoopsInPreorder())
-    if (wantsHint(*L, SE)) {
+    if (wantsHint(*L, LI, SE)) {
       addHint(*L);
       Changed = true;
     }

@@ -18,10 +18,11 @@ struct HintRuntimeUnrollPass : llvm::PassInfoMixin<HintRuntimeUnrollPass> {
   /// The unroll count the hint asks for (NVVM's, in nvcc's PTX of the
   /// suite's strided loops).
   static constexpr unsigned Count = 4;
-  /// Loops of at most this many instructions get the hint: the body LLVM's
-  /// NVPTX cost model would unroll 4x itself (partial threshold 300 / 4 =
-  /// 75, over 4 copies).
-  static constexpr unsigned MaxBodyInstructions = 18;
+  /// Loops whose one iteration executes at most this many instructions
+  /// get the hint: the one-block body LLVM's NVPTX cost model would unroll
+  /// 4x itself (partial threshold 300 / 4 = 75, over 4 copies). A loop with
+  /// an if/else is measured along its longer arm, as its iteration runs one.
+  static constexpr unsigned MaxIterationInstructions = 18;
 
   llvm::PreservedAnalyses run(llvm::Function &F, llvm::FunctionAnalysisManager &AM);
 };

@@ -44,6 +44,54 @@ extern "C" __global__ void rowsum_warp(const int *rowPtr, const int *colIdx, con
 // CHECK-NOT: .pragma
 // CHECK: ret;
 
+// An if/else in the loop: one iteration runs one arm, so the loop is
+// measured along its longer arm and is unrolled 4x like a one-block loop
+// (spmv_merge's merge loop is of this shape). LLVM's own cost model
+// declines this strided loop, as the one above.
+// CHECK-LABEL: .visible .entry gather_or_reset(
+// CHECK: .pragma "nounroll";
+// CHECK: ld.global.u32
+// CHECK-NOT: ld.global
+// CHECK: ld.global.f32
+// CHECK-NOT: .pragma
+// CHECK-COUNT-4: ld.global.u32 {{.*}}
+// CHECK-NOT: ld.global.u32
+// CHECK: }
+extern "C" __global__ void gather_or_reset(const int *idx, const float *x, float *out, int begin,
+                                           int end) {
+  float s = 0.0f;
+  for (int i = begin + (threadIdx.x & 31); i < end; i += 32) {
+    int k = idx[i];
+    if (k >= 0)
+      s += x[k];
+    else
+      s = 0.0f;
+  }
+  out[threadIdx.x] = s;
+}
+
+// A loop that reads only shared memory is left to LLVM's cost model: the
+// `__shared__` array is reached through an addrspacecast of its
+// addrspace(3) global, which the hint sees through. One shared load, one
+// atomic, no remainder loop and so no pragma.
+// CHECK-LABEL: .visible .entry flush_shared(
+// CHECK: bar.sync 0;
+// CHECK-NOT: .pragma
+// CHECK: ld.shared.u32
+// CHECK-NOT: ld.shared
+// CHECK: atom.global.add.u32
+// CHECK-NOT: atom.
+// CHECK: }
+extern "C" __global__ void flush_shared(int *bins, int n) {
+  __shared__ int local[256];
+  for (int b = threadIdx.x; b < 256; b += 32)
+    local[b] = b;
+  __syncthreads();
+  for (int b = threadIdx.x; b < n; b += 32)
+    if (local[b & 255] != 0)
+      atomicAdd(&bins[b], local[b & 255]);
+}
+
 // PASS: *** IR Dump After tandem-hint-runtime-unroll ***
 
 // SIMT-LABEL: .kernel rowsum_warp
