@@ -21,7 +21,10 @@
 //    no i32/i64 sdiv by a power of two (shifts), no saturating add/sub
 //    intrinsics (compares and selects), one return block; no `urem x, C`
 //    (C a constant, not a power of two) compared with 0 alone (a multiply
-//    and an unsigned compare, FoldDivisibilityTestsPass);
+//    and an unsigned compare, FoldDivisibilityTestsPass); no phi that
+//    agrees with a sibling phi of its block on every edge where it is not
+//    undef or poison (FoldPhiIntoAgreeingSiblingPass: a runtime unroll's
+//    two phis of one running value);
 //  - simt only: no i8/i16/i32 division or remainder by a constant other
 //    than a power of two or +-1 (multiply-high and shifts,
 //    ExpandDivisionByConstantPass);
@@ -472,6 +475,54 @@ struct ExpandMemIntrinsicsPass : PassInfoMixin<ExpandMemIntrinsicsPass> {
       MI->eraseFromParent();
     }
     return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
+/// LoopUnroll's runtime remainder leaves two phis in the remainder's exit
+/// block that carry one value: `%sum.unr = phi [0, %pre], [%s, %rem]` for
+/// the main loop and `%sum.lcssa.unr = phi [poison, %pre], [%s, %rem]` for
+/// the loop's exit. Out of SSA they are two registers and a copy between
+/// them on the edge into the main loop (`mov.f32` in spmv_vector's PTX). A
+/// phi that agrees with a sibling phi of its block on every edge where it
+/// is not undef or poison is that sibling: undef and poison may be refined
+/// to any value, the sibling's included. The phi is replaced; nothing else
+/// changes.
+struct FoldPhiIntoAgreeingSiblingPass : PassInfoMixin<FoldPhiIntoAgreeingSiblingPass> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    bool Changed = false;
+    for (BasicBlock &BB : F)
+      for (PHINode &Phi : make_early_inc_range(BB.phis()))
+        if (PHINode *Sibling = agreeingSibling(Phi)) {
+          Phi.replaceAllUsesWith(Sibling);
+          Phi.eraseFromParent();
+          Changed = true;
+        }
+    if (!Changed)
+      return PreservedAnalyses::all();
+    PreservedAnalyses PA;
+    PA.preserveSet<CFGAnalyses>();
+    return PA;
+  }
+
+  static bool agreesWith(const PHINode &Phi, const PHINode &Other) {
+    bool SawUndef = false;
+    for (unsigned I = 0, E = Phi.getNumIncomingValues(); I != E; ++I) {
+      Value *In = Phi.getIncomingValue(I);
+      if (isa<UndefValue>(In)) { // poison too
+        SawUndef = true;
+        continue;
+      }
+      if (In != Other.getIncomingValueForBlock(Phi.getIncomingBlock(I)))
+        return false;
+    }
+    return SawUndef;
+  }
+
+  static PHINode *agreeingSibling(PHINode &Phi) {
+    for (PHINode &Other : Phi.getParent()->phis())
+      if (&Other != &Phi && Other.getType() == Phi.getType() && agreesWith(Phi, Other))
+        return &Other;
+    return nullptr;
   }
 };
 
@@ -1656,6 +1707,7 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   FPM.addPass(ExpandSignedDivByPowerOf2Pass()); // before ExpandDivision64
   FPM.addPass(FoldDivisibilityTestsPass());     // before the divisions are expanded
   FPM.addPass(ExpandSaturatingArithmeticPass());
+  FPM.addPass(FoldPhiIntoAgreeingSiblingPass());
   if (Target == PrepTarget::Simt) {
     FPM.addPass(RecomputeEqualIncomingValuesPass());
     FPM.addPass(ExpandAtomicsPass());
@@ -1828,6 +1880,7 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
   PIC.addClassToPassName(RecomputeEqualIncomingValuesPass::name(),
                          "tandem-recompute-equal-incoming");
   PIC.addClassToPassName(HintRuntimeUnrollPass::name(), "tandem-hint-runtime-unroll");
+  PIC.addClassToPassName(FoldPhiIntoAgreeingSiblingPass::name(), "tandem-fold-agreeing-phis");
   registerPrintAfter(PIC, Opts);
   // ptx: loops of global loads unrolled 4x at runtime, as NVVM does, so
   // ptxas can batch their loads (isel/UnrollHints.cpp). Not on simt, whose
