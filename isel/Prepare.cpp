@@ -42,7 +42,7 @@
 //    stored, converted or passed on), so ld.const can serve every access;
 //  - globals only in address spaces 1 (__device__), 3 (__shared__) and 4
 //    (__constant__), on both targets;
-//  - optimized builds: outside loops, a GEP index's constant addend is a
+//  - optimized builds: a GEP index's constant addend is a
 //    separate byte offset (`gep i8 (gep P, X...), C`, which isel folds into
 //    [base+offset]) and accesses that differ only by it share one base
 //    (on simt only where that saves work; SplitAddressOffsetsPass); no GEP
@@ -1464,14 +1464,16 @@ struct ReuseDominatingAddressPass : PassInfoMixin<ReuseDominatingAddressPass> {
 };
 
 /// Constant offsets out of address indices, and one base per group of
-/// accesses that differ only by them, outside loops: `tile[ty + 8][tx]`,
+/// accesses that differ only by them: `tile[ty + 8][tx]`,
 /// `tile[ty + 16][tx]` and `tile[ty][tx]` become one `&tile[ty][tx]` and
 /// the byte offsets 1056, 2112 and 0, which both selectors fold into the
 /// access's [base+offset]. What NVPTX's SeparateConstOffsetFromGEP and
-/// MachineCSE's PRE do for llc, kept out of loops: there the loop's size
-/// decides ptxas's unrolling (LLVM's pass on the whole function made ptxas
-/// unroll spmm_csr's loop, 112 -> 328 SASS instructions), and the IR of
-/// loops is LLVM's loop passes' business.
+/// MachineCSE's PRE do for llc. In loops too: an unrolled loop's
+/// `vals[j + 1]`, `vals[j + 2]`... become [base+4], [base+8] as in nvcc's
+/// PTX (spmv_vector: 328 -> 264 SASS instructions and 40 -> 32 registers;
+/// simt spmv_scalar 153 -> 125 instructions). Until 2026-12-03 loops were
+/// left out because ptxas then unrolled spmm_csr's loop (112 -> 328 SASS),
+/// read as a cost; that unrolling is what batches nvcc's loads.
 ///
 /// Input: SSA after optimization and infer-address-spaces. An index is
 /// split as `X + C` when that cannot change the address: an add (or a
@@ -1479,7 +1481,8 @@ struct ReuseDominatingAddressPass : PassInfoMixin<ReuseDominatingAddressPass> {
 /// zext, nsw under a sext or for an index narrower than the pointer's
 /// index width). Guarantees: every rewritten GEP is `gep i8 (gep P, X...),
 /// C`; the shared base sits where it dominates every user, at the nearest
-/// common dominator of the group (outside any loop) or before its first
+/// common dominator of the group (in a loop only when every member is in
+/// that loop, so LCSSA form stays) or before its first
 /// member in that block. A base hoisted above its members runs on paths
 /// that use none of them (scan_blocks: `buf[src][tid]` under `i < n` and
 /// under `tid == blockDim.x - 1`), so where the target asks for it
@@ -1546,8 +1549,6 @@ struct SplitAddressOffsetsPass : PassInfoMixin<SplitAddressOffsetsPass> {
     using GroupKey = std::vector<const void *>;
     MapVector<GroupKey, SmallVector<Member, 4>, std::map<GroupKey, unsigned>> Groups;
     for (BasicBlock &BB : F) {
-      if (LI.getLoopFor(&BB))
-        continue;
       for (Instruction &I : BB) {
         auto *GEP = dyn_cast<GetElementPtrInst>(&I);
         if (!GEP || GEP->hasAllConstantIndices() || GEP->getType()->isVectorTy())
@@ -1649,14 +1650,17 @@ struct SplitAddressOffsetsPass : PassInfoMixin<SplitAddressOffsetsPass> {
 
   /// Where the group's base goes: before its first member when one block
   /// dominates the group, else at the end of the members' nearest common
-  /// dominator; null when that block is in a loop or an operand of the
+  /// dominator; null when that block is in a loop some member is outside
+  /// of (the base would be used outside its loop) or an operand of the
   /// base is not available there.
   static Instruction *basePosition(ArrayRef<Member> Members, DominatorTree &DT, LoopInfo &LI) {
     BasicBlock *Common = Members[0].GEP->getParent();
     for (const Member &M : drop_begin(Members))
       Common = DT.findNearestCommonDominator(Common, M.GEP->getParent());
-    if (LI.getLoopFor(Common))
-      return nullptr;
+    if (Loop *L = LI.getLoopFor(Common))
+      for (const Member &M : Members)
+        if (!L->contains(M.GEP->getParent()))
+          return nullptr;
     Instruction *At = Common->getTerminator();
     for (const Member &M : Members)
       if (M.GEP->getParent() == Common && DT.dominates(M.GEP, At))
@@ -1730,7 +1734,7 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
 /// smaller SASS (scan_blocks 80 instructions, 88 with a base per block).
 bool hoistsOnlyWhereItSavesWork(PrepTarget Target) { return Target == PrepTarget::Simt; }
 
-/// After shaping, optimized builds only: address arithmetic outside loops
+/// After shaping, optimized builds only: address arithmetic
 /// (SplitAddressOffsetsPass), row addresses apart (SplitGepPrefixPass),
 /// then EarlyCSE for what those leave twice and for branches on a
 /// condition a dominating branch already decided, then addresses that
