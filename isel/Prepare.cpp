@@ -12,7 +12,10 @@
 //    have a specific address space (generic ones left are an error on simt;
 //    ptx accesses them with generic ld/st/atom); a load
 //    or store through a select of pointers into two different spaces is
-//    split into an if/else with one access per space;
+//    split into an if/else with one access per space (through a phi of
+//    such pointers too: into the phi's edges, or on simt on a phi of the
+//    space); every load and store has at least the alignment its pointer
+//    is known to have (InferAlignment);
 //  - optimized at the requested level (LLVM's default -O pipeline; at -O0
 //    still mem2reg, instsimplify and simplifycfg, so isel always sees SSA
 //    and constant operands, such as a shuffle's width, are constants);
@@ -94,6 +97,7 @@
 #include "llvm/Transforms/Scalar.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/InferAddressSpaces.h"
+#include "llvm/Transforms/Scalar/InferAlignment.h"
 #include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 #include "llvm/Transforms/Scalar/Scalarizer.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
@@ -347,24 +351,38 @@ Value *rebuildPointer(IRBuilder<> &B, Value *Ptr, Value *Choice, Value *Chosen) 
 ///    phi joins the values. Only for a load whose block holds the phi, with
 ///    no write to memory before it in that block, branches into it, and
 ///    indices computed outside the block.
+///  - any other phi, on simt (compfuzz finding 14: LICM sinks a loop's
+///    `v = c ? local[i] : global[j]` past the exit as one load through the
+///    loop's phi of the two addresses, so the load is not in the phi's
+///    block): beside the phi an i1 phi says which of the two spaces each
+///    edge brings, and the access is split on it like a select; each side
+///    casts the phi's pointer to its space (a no-op on simt, where every
+///    space's pointer is the same 32-bit value). Loads and stores, two
+///    spaces at most. ptx accesses such pointers as generic ones instead.
 /// infer-address-spaces, run again afterwards, gives each copy its space.
 /// Branch-free `select c, load p, load q` would be wrong: the access the
 /// program does not make may fault (q may be out of bounds when c holds).
 /// The branches may be divergent; structurization, which runs later,
-/// handles them like any other. Anything else (atomics, other phis) stays
-/// an error with the generic-pointer message.
+/// handles them like any other. Anything else (atomics, three spaces)
+/// stays an error with the generic-pointer message.
 struct SplitMixedSpaceAccessesPass : PassInfoMixin<SplitMixedSpaceAccessesPass> {
-  static void splitAtSelect(Instruction &Access, SelectInst &Sel) {
+  /// Phis whose access is elsewhere are split on a space tag (simt only).
+  bool SplitPhisBySpaceTag = false;
+
+  /// `if (Cond) Access with Choice as SideValue(B, true) else Access with
+  /// SideValue(B, false)`, each side's value built in its own arm by B.
+  static void splitOn(Instruction &Access, Value *Cond, Value *Choice,
+                      function_ref<Value *(IRBuilder<> &B, bool TrueSide)> SideValue) {
     Instruction *ThenTerm = nullptr, *ElseTerm = nullptr;
-    SplitBlockAndInsertIfThenElse(Sel.getCondition(), &Access, &ThenTerm, &ElseTerm);
+    SplitBlockAndInsertIfThenElse(Cond, &Access, &ThenTerm, &ElseTerm);
     Value *Ptr = getLoadStorePointerOperand(&Access);
     Instruction *Arm[2];
     for (bool TrueSide : {true, false}) {
       IRBuilder<> B(TrueSide ? ThenTerm : ElseTerm);
       B.SetCurrentDebugLocation(Access.getDebugLoc());
+      Value *Side = SideValue(B, TrueSide);
       Instruction *Copy = B.Insert(Access.clone());
-      Value *Side = TrueSide ? Sel.getTrueValue() : Sel.getFalseValue();
-      Copy->replaceUsesOfWith(Ptr, rebuildPointer(B, Ptr, &Sel, Side));
+      Copy->replaceUsesOfWith(Ptr, rebuildPointer(B, Ptr, Choice, Side));
       Arm[TrueSide ? 0 : 1] = Copy;
     }
     if (isa<LoadInst>(Access)) {
@@ -375,6 +393,58 @@ struct SplitMixedSpaceAccessesPass : PassInfoMixin<SplitMixedSpaceAccessesPass> 
       Access.replaceAllUsesWith(Phi);
     }
     Access.eraseFromParent();
+  }
+
+  static void splitAtSelect(Instruction &Access, SelectInst &Sel) {
+    splitOn(Access, Sel.getCondition(), &Sel, [&](IRBuilder<> &, bool TrueSide) {
+      return TrueSide ? Sel.getTrueValue() : Sel.getFalseValue();
+    });
+  }
+
+  /// The two spaces a phi's incoming pointers point into (the first
+  /// incoming's first), or nullopt unless there are exactly two.
+  static std::optional<std::pair<unsigned, unsigned>> twoSpaces(PHINode &Choice) {
+    unsigned First = *knownAddressSpace(Choice.getIncomingValue(0));
+    std::optional<unsigned> Second;
+    for (Value *In : Choice.incoming_values()) {
+      unsigned AS = *knownAddressSpace(In);
+      if (AS == First || AS == Second)
+        continue;
+      if (Second)
+        return std::nullopt;
+      Second = AS;
+    }
+    if (!Second)
+      return std::nullopt;
+    return std::make_pair(First, *Second);
+  }
+
+  /// `phi i1` beside \p Choice: true where the edge brings a pointer into
+  /// \p Space. One per phi, shared by all its accesses.
+  static PHINode *spaceTag(PHINode &Choice, unsigned Space, DenseMap<PHINode *, PHINode *> &Tags) {
+    PHINode *&Tag = Tags[&Choice];
+    if (Tag)
+      return Tag;
+    LLVMContext &Ctx = Choice.getContext();
+    Tag = PHINode::Create(Type::getInt1Ty(Ctx), Choice.getNumIncomingValues(),
+                          Choice.getName() + ".space", Choice.getIterator());
+    for (unsigned K = 0; K < Choice.getNumIncomingValues(); ++K)
+      Tag->addIncoming(
+          ConstantInt::getBool(Ctx, *knownAddressSpace(Choice.getIncomingValue(K)) == Space),
+          Choice.getIncomingBlock(K));
+    return Tag;
+  }
+
+  static void splitAtSpaceTag(Instruction &Access, PHINode &Choice,
+                              std::pair<unsigned, unsigned> Spaces,
+                              DenseMap<PHINode *, PHINode *> &Tags) {
+    PHINode *Tag = spaceTag(Choice, Spaces.first, Tags);
+    splitOn(Access, Tag, &Choice, [&](IRBuilder<> &B, bool TrueSide) {
+      unsigned AS = TrueSide ? Spaces.first : Spaces.second;
+      Value *Specific = B.CreateAddrSpaceCast(&Choice, PointerType::get(Choice.getContext(), AS),
+                                              Choice.getName() + ".as");
+      return B.CreateAddrSpaceCast(Specific, Choice.getType(), Choice.getName() + ".gen");
+    });
   }
 
   static bool canHoistIntoPredecessors(LoadInst &Load, PHINode &Choice) {
@@ -430,7 +500,13 @@ struct SplitMixedSpaceAccessesPass : PassInfoMixin<SplitMixedSpaceAccessesPass> 
   }
 
   PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
-    SmallVector<std::pair<Instruction *, Instruction *>, 4> Work;
+    enum class How { Select, Hoist, SpaceTag };
+    struct Split {
+      Instruction *Access;
+      Instruction *Choice;
+      How Way;
+    };
+    SmallVector<Split, 4> Work;
     for (Instruction &I : instructions(F)) {
       if (!isa<LoadInst>(I) && !isa<StoreInst>(I))
         continue;
@@ -440,14 +516,30 @@ struct SplitMixedSpaceAccessesPass : PassInfoMixin<SplitMixedSpaceAccessesPass> 
       Instruction *Choice = mixedSpaceChoice(Ptr);
       auto *Load = dyn_cast<LoadInst>(&I);
       auto *Phi = dyn_cast_or_null<PHINode>(Choice);
-      if (Choice && (!Phi || (Load && canHoistIntoPredecessors(*Load, *Phi))))
-        Work.push_back({&I, Choice});
+      if (!Choice)
+        continue;
+      if (!Phi)
+        Work.push_back({&I, Choice, How::Select});
+      else if (Load && canHoistIntoPredecessors(*Load, *Phi))
+        Work.push_back({&I, Choice, How::Hoist});
+      else if (SplitPhisBySpaceTag && twoSpaces(*Phi))
+        Work.push_back({&I, Choice, How::SpaceTag});
     }
-    for (auto [Access, Choice] : Work) {
-      if (auto *Sel = dyn_cast<SelectInst>(Choice))
-        splitAtSelect(*Access, *Sel);
-      else
-        hoistIntoPredecessors(*cast<LoadInst>(Access), *cast<PHINode>(Choice));
+    DenseMap<PHINode *, PHINode *> Tags;
+    for (const Split &S : Work) {
+      switch (S.Way) {
+      case How::Select:
+        splitAtSelect(*S.Access, *cast<SelectInst>(S.Choice));
+        break;
+      case How::Hoist:
+        hoistIntoPredecessors(*cast<LoadInst>(S.Access), *cast<PHINode>(S.Choice));
+        break;
+      case How::SpaceTag: {
+        auto *Phi = cast<PHINode>(S.Choice);
+        splitAtSpaceTag(*S.Access, *Phi, *twoSpaces(*Phi), Tags);
+        break;
+      }
+      }
     }
     return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
   }
@@ -1697,12 +1789,19 @@ FunctionPassManager minimalCleanup() {
 /// accepts (structurization runs separately, see structurize()).
 FunctionPassManager shapingPasses(PrepTarget Target) {
   FunctionPassManager FPM;
+  // LICM's scalar promotion may write its load and store with alignment 1
+  // (compfuzz finding 15), which simt cannot select: the alignment the
+  // pointer is known to have is the access's. Before the allocas move to
+  // local memory: ValueTracking does not see through the addrspacecast.
+  FPM.addPass(InferAlignmentPass());
   FPM.addPass(ExpandMemIntrinsicsPass());
   FPM.addPass(LowerIsFpClassPass());
   FPM.addPass(LowerKernelPointerArgsPass());
   FPM.addPass(LowerAllocasToLocalPass());
   FPM.addPass(InferAddressSpacesPass());
-  FPM.addPass(SplitMixedSpaceAccessesPass());
+  SplitMixedSpaceAccessesPass SplitMixed;
+  SplitMixed.SplitPhisBySpaceTag = Target == PrepTarget::Simt; // ptx has generic accesses
+  FPM.addPass(std::move(SplitMixed));
   FPM.addPass(InferAddressSpacesPass());
   ScalarizerPassOptions Scalarize;
   Scalarize.ScalarizeLoadStore = true;

@@ -1086,6 +1086,47 @@ __global__ void k(unsigned long long *o, unsigned long long *a, unsigned long lo
   EXPECT_EQ(Wrong, 0u);
 }
 
+/// Finding 14: LICM sinks the loop's last `(i & 1) ? la[..] : in[..]` past
+/// the exit as one load through the loop's phi of a local and a global
+/// address, a block away from the phi; prepare splits it on a phi of the
+/// space (simt), at -O1 to -O3.
+TEST(PrepareFuzzFindings, LoadSunkPastALoopThroughAPhiOfLocalAndGlobalPointersIsSplit) {
+  const char *Source = R"(
+__global__ void k(unsigned long long *o, unsigned long long *a, unsigned long long *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int *in = (const int *)b;
+  int la[8];
+  for (int j = 0; j < 8; ++j) la[j] = in[(i + 3 * j) & 1023];
+  unsigned x = (unsigned)a[i];
+  int v = -1;
+  for (int k = 0, t = x & 7; k < t; ++k)
+    v = (i & 1) ? la[la[x & 7] & 7] : in[x & 1023];
+  o[i] = (unsigned)v | ((unsigned long long)(unsigned)la[(x >> 3) & 7] << 32);
+})";
+  std::vector<uint64_t> A, B;
+  operandPairs(A, B);
+  auto In = [&](size_t W) { return uint32_t(B[W / 2] >> (32 * (W % 2))); };
+  for (unsigned O : {1u, 2u, 3u}) {
+    std::vector<uint64_t> Out = runOnIss(Source, A, B, atLevel(O));
+    ASSERT_EQ(Out.size(), A.size()) << "-O" << O;
+    unsigned Wrong = 0;
+    for (size_t I = 0; I < A.size(); ++I) {
+      uint32_t La[8];
+      for (unsigned J = 0; J < 8; ++J)
+        La[J] = In((I + 3 * J) & 1023);
+      uint32_t X = uint32_t(A[I]);
+      uint32_t V = ~0u;
+      if (X & 7)
+        V = (I & 1) ? La[La[X & 7] & 7] : In(X & 1023);
+      uint64_t Want = V | (uint64_t(La[(X >> 3) & 7]) << 32);
+      if (Out[I] != Want && ++Wrong <= 5)
+        ADD_FAILURE() << "-O" << O << " thread " << I << ": got " << std::hex << Out[I] << ", want "
+                      << Want;
+    }
+    EXPECT_EQ(Wrong, 0u) << "-O" << O;
+  }
+}
+
 /// Findings 4 and 5: 64-bit min/max intrinsics and copysign are selected.
 TEST(PrepareFuzzFindings, MinMax64AndCopysignAreSelected) {
   const char *Source = R"(
