@@ -84,6 +84,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/PassInstrumentation.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -581,6 +582,15 @@ struct ExpandMemIntrinsicsPass : PassInfoMixin<ExpandMemIntrinsicsPass> {
 /// changes.
 struct FoldPhiIntoAgreeingSiblingPass : PassInfoMixin<FoldPhiIntoAgreeingSiblingPass> {
   PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    if (!foldAll(F))
+      return PreservedAnalyses::all();
+    PreservedAnalyses PA;
+    PA.preserveSet<CFGAnalyses>();
+    return PA;
+  }
+
+  /// Every phi of \p F that has an agreeing sibling is replaced by it.
+  static bool foldAll(Function &F) {
     bool Changed = false;
     for (BasicBlock &BB : F)
       for (PHINode &Phi : make_early_inc_range(BB.phis()))
@@ -589,11 +599,7 @@ struct FoldPhiIntoAgreeingSiblingPass : PassInfoMixin<FoldPhiIntoAgreeingSibling
           Phi.eraseFromParent();
           Changed = true;
         }
-    if (!Changed)
-      return PreservedAnalyses::all();
-    PreservedAnalyses PA;
-    PA.preserveSet<CFGAnalyses>();
-    return PA;
+    return Changed;
   }
 
   static bool agreesWith(const PHINode &Phi, const PHINode &Other) {
@@ -1770,6 +1776,106 @@ struct SplitAddressOffsetsPass : PassInfoMixin<SplitAddressOffsetsPass> {
   }
 };
 
+/// One branch per guarded access again where SimplifyCFG threaded a
+/// loop-invariant guard (ptx). A fully unrolled `for (j..) if (c && d_j)
+/// access_j;` (transpose's `x < cols && y + j < rows`) comes out of the -O
+/// pipeline with `c` tested once per copy and its false edge threaded
+/// straight to the end: the later copies sit under one `br c` and ptxas
+/// batches their loads apart from the first copy's (transpose's LDG run 3,
+/// nvcc's 4: NVVM keeps each copy's `c && d_j` as one branch, which ptxas
+/// if-converts into one run). This pass rebuilds that shape:
+///
+///   J: br c, L, E          L: d = ..; br d, T, M      T: ..; br M
+///   M: ..; br c', L', E  (or M is E), where c false makes c' false: c' is
+///      c, `select c, _, false` or `and c, _`
+///
+/// becomes `J: d = ..; br (select c, d, false), T, M`: when c is false the
+/// path J -> M -> E does nothing the program did not (M's branch goes to E
+/// again, and its other instructions, like L's, are cheap, speculatable
+/// and read no memory, so computing them when c is false is harmless; the
+/// select keeps a poison d from mattering). Input: SSA after the -O
+/// pipeline.
+/// Guarantees: the same program; a rewritten J ends in a branch on a select
+/// of c, and L is gone; nothing else changes. Applied while it matches
+/// (each M is the next J). Only where E and M have no phis, but for M = E,
+/// where E's phis take the same value from J and L.
+struct MergeThreadedGuardsPass : PassInfoMixin<MergeThreadedGuardsPass> {
+  static constexpr unsigned MaxHoisted = 4;
+
+  /// Whether \p Cm is false whenever \p C is.
+  static bool falseWhenFalse(Value *Cm, Value *C) {
+    using namespace PatternMatch;
+    return Cm == C || match(Cm, m_Select(m_Specific(C), m_Value(), m_Zero())) ||
+           match(Cm, m_c_And(m_Specific(C), m_Value()));
+  }
+
+  static bool onlyCheapPureCode(const BasicBlock &L) {
+    unsigned N = 0;
+    for (const Instruction &I : L) {
+      if (I.isTerminator() || isa<DbgInfoIntrinsic>(I))
+        continue;
+      if (isa<PHINode>(I) || I.mayReadOrWriteMemory() || !isSafeToSpeculativelyExecute(&I) ||
+          ++N > MaxHoisted)
+        return false;
+    }
+    return true;
+  }
+
+  /// E's phis see one value whether they are reached from J or from L.
+  static bool samePhiValues(const BasicBlock &E, const BasicBlock &J, const BasicBlock &L) {
+    for (const PHINode &Phi : E.phis())
+      if (Phi.getIncomingValueForBlock(&J) != Phi.getIncomingValueForBlock(&L))
+        return false;
+    return true;
+  }
+
+  static bool mergeAt(BasicBlock &J) {
+    auto *JBr = dyn_cast<BranchInst>(J.getTerminator());
+    if (!JBr || !JBr->isConditional())
+      return false;
+    Value *C = JBr->getCondition();
+    BasicBlock *L = JBr->getSuccessor(0), *E = JBr->getSuccessor(1);
+    auto *LBr = dyn_cast<BranchInst>(L->getTerminator());
+    if (L == E || L == &J || !L->getSinglePredecessor() || !LBr || !LBr->isConditional() ||
+        !onlyCheapPureCode(*L))
+      return false;
+    BasicBlock *T = LBr->getSuccessor(0), *M = LBr->getSuccessor(1);
+    if (T == M || T == L || T->getSingleSuccessor() != M || T->getSinglePredecessor() != L)
+      return false;
+    if (M == E) {
+      if (!samePhiValues(*E, J, *L))
+        return false;
+    } else {
+      auto *MBr = dyn_cast<BranchInst>(M->getTerminator());
+      if (!MBr || !MBr->isConditional() || !falseWhenFalse(MBr->getCondition(), C) ||
+          MBr->getSuccessor(1) != E || !E->phis().empty() || !onlyCheapPureCode(*M))
+        return false;
+    }
+    // J takes L's code and both branches' conditions.
+    for (Instruction &I : make_early_inc_range(*L))
+      if (!I.isTerminator())
+        I.moveBefore(JBr);
+    IRBuilder<> B(JBr);
+    Value *Both = B.CreateSelect(C, LBr->getCondition(), B.getFalse(), C->getName() + ".and");
+    if (M == E)
+      for (PHINode &Phi : E->phis())
+        Phi.removeIncomingValue(&J, /*DeletePHIIfEmpty=*/false);
+    B.CreateCondBr(Both, T, M)->setDebugLoc(LBr->getDebugLoc());
+    JBr->eraseFromParent();
+    T->replacePhiUsesWith(L, &J);
+    M->replacePhiUsesWith(L, &J);
+    L->eraseFromParent();
+    return true;
+  }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    bool Changed = false;
+    for (BasicBlock &J : F)
+      Changed |= mergeAt(J);
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
 // ---- The pipeline ---------------------------------------------------------
 
 /// -O0 still needs SSA (mem2reg) and no dead blocks for isel, and operands
@@ -1794,6 +1900,8 @@ FunctionPassManager shapingPasses(PrepTarget Target) {
   // pointer is known to have is the access's. Before the allocas move to
   // local memory: ValueTracking does not see through the addrspacecast.
   FPM.addPass(InferAlignmentPass());
+  if (Target == PrepTarget::Ptx) // simt: 4 more instructions for transpose
+    FPM.addPass(MergeThreadedGuardsPass());
   FPM.addPass(ExpandMemIntrinsicsPass());
   FPM.addPass(LowerIsFpClassPass());
   FPM.addPass(LowerKernelPointerArgsPass());
@@ -1984,6 +2092,7 @@ void runPipeline(Module &M, TargetMachine &TM, const PrepareOptions &Opts) {
                          "tandem-recompute-equal-incoming");
   PIC.addClassToPassName(HintRuntimeUnrollPass::name(), "tandem-hint-runtime-unroll");
   PIC.addClassToPassName(FoldPhiIntoAgreeingSiblingPass::name(), "tandem-fold-agreeing-phis");
+  PIC.addClassToPassName(MergeThreadedGuardsPass::name(), "tandem-merge-threaded-guards");
   registerPrintAfter(PIC, Opts);
   // ptx: loops of global loads unrolled 4x at runtime, as NVVM does, so
   // ptxas can batch their loads (isel/UnrollHints.cpp). Not on simt, whose
