@@ -1977,6 +1977,8 @@ void runStructurizeCFG(Function &F, TargetMachine &TM, bool SkipUniformRegions) 
 /// it through the region gets %x, and the others may get anything. Without
 /// this, the back end copies %x into the phi's register inside the region,
 /// and a copy under a narrowed mask can never share its source's register.
+/// The undef is optional: a phi that merges %x on every edge is %x too
+/// (folding Flow phis into their agreeing siblings leaves such phis).
 void foldPhisOfOneValueAndUndef(Function &F) {
   DominatorTree DT(F);
   LoopInfo LI(DT);
@@ -1994,18 +1996,17 @@ void foldPhisOfOneValueAndUndef(Function &F) {
     for (BasicBlock &BB : F)
       for (PHINode &Phi : make_early_inc_range(BB.phis())) {
         Value *Common = nullptr;
-        bool SawUndef = false, OneValue = true;
+        bool OneValue = true;
         for (Value *In : Phi.incoming_values()) {
-          if (isa<UndefValue>(In)) {
-            SawUndef = true;
-          } else if (!Common || In == Common) {
-            Common = In;
-          } else {
+          if (isa<UndefValue>(In))
+            continue;
+          if (Common && In != Common) {
             OneValue = false;
             break;
           }
+          Common = In;
         }
-        if (!SawUndef || !OneValue || !Common || Common == &Phi || !CanStandFor(Common, Phi))
+        if (!OneValue || !Common || Common == &Phi || !CanStandFor(Common, Phi))
           continue;
         Phi.replaceAllUsesWith(Common);
         Phi.eraseFromParent();
@@ -2062,9 +2063,17 @@ void structurize(Module &M, TargetMachine &TM) {
     if (F.isDeclaration())
       continue;
     runStructurizeCFG(F, TM, /*SkipUniformRegions=*/true);
+    // StructurizeCFG's Flow phis carry undef where a path skips a region,
+    // beside phis of the same value that do not (divergent's loop:
+    // `phi [%or, %then], [undef, %body]` next to `phi [%or, %then],
+    // [%acc, %body]`): one register, no copies between the two. Before the
+    // uniformity check below, which restructures the function should a
+    // replaced phi turn a skipped branch divergent.
+    FoldPhiIntoAgreeingSiblingPass::foldAll(F);
     unsigned CheckOnly = 0;
     if (skippedDivergentBranches(F, TM, CheckOnly) != 0) {
       runStructurizeCFG(F, TM, /*SkipUniformRegions=*/false);
+      FoldPhiIntoAgreeingSiblingPass::foldAll(F);
       if (CheckOnly)
         F.addFnAttr(DivergenceCheckAttr, std::to_string(CheckOnly));
     }

@@ -792,13 +792,18 @@ bool Allocator::removeIdentityCopies() {
 /// OldValueInSlot def (its register holds the value only in the lanes the
 /// def wrote), and anything across a block boundary. Any other local store
 /// to [r0 + imm] forgets the slots it overlaps; one through another base
-/// register forgets every slot.
+/// register forgets every slot. FirstPartialDefs' instruction indices follow
+/// the instructions they name (a deleted reload shifts those after it).
 void Allocator::forwardSpilledValues() {
   if (NumSlots == 0)
     return; // nothing was spilled: no reloads to forward
   const unsigned LoadOpc = opc(simt::Opcode::LOCAL_LD_U32);
   const unsigned StoreOpc = opc(simt::Opcode::LOCAL_ST_U32);
-  for (auto &B : Fn.Blocks) {
+  constexpr unsigned Deleted = ~0u;
+  for (unsigned BI = 0; BI < Fn.Blocks.size(); ++BI) {
+    auto &B = Fn.Blocks[BI];
+    // Where instruction K of the block ends up; Deleted if it does not.
+    std::vector<unsigned> NewIndex(B->Insts.size(), Deleted);
     DenseMap<int64_t, Reg> InRegister; // slot offset -> register holding it
     auto Forget = [&](Reg R) {
       for (auto It = InRegister.begin(); It != InRegister.end();) {
@@ -811,6 +816,9 @@ void Allocator::forwardSpilledValues() {
     Out.reserve(B->Insts.size());
     for (size_t K = 0; K < B->Insts.size(); ++K) {
       Inst &I = B->Insts[K];
+      // Each instruction is kept, replaced by one COPY, or deleted below;
+      // the first two land here.
+      NewIndex[K] = Out.size();
       const simt::InstrDesc *D =
           mir::isPseudo(I.Opcode) ? nullptr : &simt::getDesc(simt::Opcode(I.Opcode));
       bool SpillAtR0 = I.IsSpillCode && I.Ops.size() == 3 &&
@@ -822,8 +830,10 @@ void Allocator::forwardSpilledValues() {
         if (It != InRegister.end()) {
           --Stats.SpillReloads;
           ++Stats.ReloadsForwarded;
-          if (It->second == To)
+          if (It->second == To) {
+            NewIndex[K] = Deleted;
             continue; // the value is already there
+          }
           Inst Copy(mir::COPY, {Operand::def(To), Operand::use(It->second)});
           Copy.Ops[0].Orig = I.Ops[0].Orig;
           Copy.Ops[1].Orig = I.Ops[0].Orig;
@@ -876,7 +886,12 @@ void Allocator::forwardSpilledValues() {
       Out.push_back(std::move(I));
     }
     B->Insts = std::move(Out);
+    for (FirstPartialDef &P : FirstPartialDefs)
+      if (P.Block == BI)
+        P.Index = NewIndex[P.Index];
   }
+  // A deleted reload is nobody's first PartialDef any more.
+  llvm::erase_if(FirstPartialDefs, [&](const FirstPartialDef &P) { return P.Index == Deleted; });
 }
 
 void Allocator::fillStats() {

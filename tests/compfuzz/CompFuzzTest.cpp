@@ -342,6 +342,7 @@ TEST(Fuzz, FormerFindingSeedsPass) {
   fuzzSeedWith(7768, 2, 32); // finding 13: a uniform branch made divergent by GVN's PRE
   fuzzSeedWith(25206, 3, 32); // finding 14: a load sunk past a loop through a phi of two spaces
   fuzzSeedWith(26154, 2, 12); // finding 15: LICM's promoted local access with alignment 1
+  fuzzSeedWith(31202, 2, 32); // finding 16: a first PartialDef's index past a forwarded reload
 }
 
 // The Verilated core runs about 300,000 cycles a second: smaller kernels.

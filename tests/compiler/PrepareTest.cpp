@@ -218,6 +218,57 @@ __global__ void k(const int *rowEnd, const float *v, float *y, int begin, int en
     }
 }
 
+TEST(Prepare, FlowPhisAgreeingWithASiblingOrOfOneValueAreFolded) {
+  // divergent's loop: StructurizeCFG gives a Flow block
+  // `%a = phi [%or, %then], [undef, %body]` beside
+  // `%b = phi [%or, %then], [%acc, %body]`, and the next Flow block a phi of
+  // %a and %b; %a is %b wherever it is defined, and the next phi then
+  // merges %b alone. Both are folded (simt: fewer copies, one register).
+  auto P = prepare(R"(
+__global__ void k(const unsigned *in, unsigned *out) {
+  unsigned x = in[threadIdx.x], acc = 1, trips = (x >> 3) & 31;
+  for (unsigned k = 0; k < trips; ++k) {
+    if ((acc ^ k) & 4) acc += k * x; else acc -= k;
+    if ((acc & 0xff) == 0x42) continue;
+    acc = (acc << 1) | (acc >> 31);
+    if (acc > 0xF0000000u) break;
+  }
+  out[threadIdx.x] = acc;
+})");
+  ASSERT_EQ(P->Error, "");
+  Function &F = onlyKernel(*P);
+  ASSERT_TRUE(hasFlowBlock(F));
+  auto Agrees = [](PHINode &A, PHINode &B) { // A is B wherever A is defined
+    bool Undef = false;
+    for (unsigned I = 0; I < A.getNumIncomingValues(); ++I) {
+      Value *In = A.getIncomingValue(I);
+      if (isa<UndefValue>(In))
+        Undef = true;
+      else if (In != B.getIncomingValueForBlock(A.getIncomingBlock(I)))
+        return false;
+    }
+    return Undef;
+  };
+  DominatorTree DT(F);
+  LoopInfo LI(DT);
+  for (BasicBlock &B : F)
+    for (PHINode &Phi : B.phis()) {
+      for (PHINode &Other : B.phis())
+        EXPECT_FALSE(&Other != &Phi && Agrees(Phi, Other))
+            << "left: " << printed(Phi) << " beside " << printed(Other);
+      // One value (undef aside) that dominates the phi, from no loop the
+      // phi is outside of (LCSSA phis stay).
+      SmallPtrSet<Value *, 2> Values;
+      for (Value *In : Phi.incoming_values())
+        if (!isa<UndefValue>(In))
+          Values.insert(In);
+      auto *I = Values.size() == 1 ? dyn_cast<Instruction>(*Values.begin()) : nullptr;
+      Loop *DefLoop = I ? LI.getLoopFor(I->getParent()) : nullptr;
+      EXPECT_FALSE(I && DT.dominates(I, &Phi) && (!DefLoop || DefLoop->contains(&B)))
+          << "left: " << printed(Phi);
+    }
+}
+
 TEST(Prepare, UniformBranchesAreNotStructurized) {
   auto P = prepare(R"(
 __global__ void k(int *o, int n) {
