@@ -1840,7 +1840,10 @@ struct MergeThreadedGuardsPass : PassInfoMixin<MergeThreadedGuardsPass> {
         !onlyCheapPureCode(*L))
       return false;
     BasicBlock *T = LBr->getSuccessor(0), *M = LBr->getSuccessor(1);
-    if (T == M || T == L || T->getSingleSuccessor() != M || T->getSinglePredecessor() != L)
+    // M = J would be a loop whose new branch sends !c round it again
+    // instead of out to E.
+    if (M == &J || T == M || T == L || T->getSingleSuccessor() != M ||
+        T->getSinglePredecessor() != L)
       return false;
     if (M == E) {
       if (!samePhiValues(*E, J, *L))

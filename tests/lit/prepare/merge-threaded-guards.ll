@@ -90,3 +90,25 @@ t1:
 end:
   ret void
 }
+
+; M is J itself (a loop on an invariant c): rewritten, !c would go round
+; the loop again instead of out to %end. Kept.
+; CHECK-LABEL: define ptx_kernel void @m_is_j(
+; CHECK: {{^}}j:
+; CHECK-NEXT: br i1 %c, label %l, label %end
+; CHECK: {{^}}l:
+define ptx_kernel void @m_is_j(ptr addrspace(1) %p, i32 %x, i32 %y) {
+entry:
+  %c = icmp slt i32 %x, 100
+  br label %j
+j:
+  br i1 %c, label %l, label %end
+l:
+  %d = icmp slt i32 %y, 50
+  br i1 %d, label %t, label %j
+t:
+  store volatile i32 1, ptr addrspace(1) %p
+  br label %j
+end:
+  ret void
+}
