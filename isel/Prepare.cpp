@@ -64,6 +64,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "isel/Prepare.h"
+#include "isel/AddressSpaces.h"
 #include "isel/DivergenceCheck.h"
 #include "isel/UnrollHints.h"
 
@@ -120,12 +121,6 @@ using namespace llvm;
 namespace tandem::isel {
 
 namespace {
-
-// NVPTX address spaces (as clang and the NVPTX back end number them).
-constexpr unsigned GenericAS = 0;
-constexpr unsigned GlobalAS = 1;
-constexpr unsigned SharedAS = 3;
-constexpr unsigned LocalAS = 5;
 
 /// Kernels as the front end defines them (kept local so isel does not
 /// depend on the front-end library).
@@ -2210,12 +2205,11 @@ void checkInstruction(const Instruction &I, PrepTarget Target, Problems &P) {
 /// global memory at load, on simt; .global on ptx). Anything else (a generic
 /// or local global from a .ll file) has no memory on either target.
 void checkGlobals(Module &M, PrepTarget Target, Problems &P) {
-  constexpr unsigned ConstantAS = 4;
   for (GlobalVariable &G : M.globals()) {
     if (G.getName().starts_with("llvm.") || G.use_empty())
       continue;
     unsigned AS = G.getAddressSpace();
-    if (AS == SharedAS || AS == ConstantAS || AS == GlobalAS)
+    if (AS == SharedAS || AS == ConstAS || AS == GlobalAS)
       continue;
     P.add(formatv("global variable '{0}' in address space {1} is not supported on {2}: "
                   "declare it __device__, __shared__ or __constant__",
@@ -2232,9 +2226,8 @@ void checkGlobals(Module &M, PrepTarget Target, Problems &P) {
 /// would write or read the wrong memory, so each is reported with the kernel
 /// and source line.
 void checkConstantUses(Module &M, Problems &P) {
-  constexpr unsigned ConstantAS = 4;
   for (GlobalVariable &G : M.globals()) {
-    if (G.getAddressSpace() != ConstantAS || G.use_empty())
+    if (G.getAddressSpace() != ConstAS || G.use_empty())
       continue;
     std::string Name = demangle(G.getName().str());
     SmallPtrSet<const Value *, 16> Seen;

@@ -44,6 +44,7 @@
 
 #include "SelectSimtImpl.h"
 
+#include "AddressSpaces.h"
 #include "PatternMatch.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -91,11 +92,16 @@ struct SpaceTracer {
 
   static std::optional<simt::MemSpace> fromAS(unsigned AS) {
     switch (AS) {
-    case 1: return simt::MemSpace::Global;
-    case 3: return simt::MemSpace::Shared;
-    case 5: return simt::MemSpace::Local;
-    case 4: return simt::MemSpace::Const;
-    default: return std::nullopt;
+    case GlobalAS:
+      return simt::MemSpace::Global;
+    case SharedAS:
+      return simt::MemSpace::Shared;
+    case LocalAS:
+      return simt::MemSpace::Local;
+    case ConstAS:
+      return simt::MemSpace::Const;
+    default:
+      return std::nullopt;
     }
   }
 
@@ -180,9 +186,9 @@ std::optional<int64_t> Selector::constantAddress(Value *Ptr) {
   const Value *V = stripConstantOffsets(Ptr, F.getDataLayout(), Off);
   if (!V)
     return std::nullopt;
-  if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 3)
+  if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == SharedAS)
     return Off + sharedOffset(GV);
-  if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == 4)
+  if (auto *GV = dyn_cast<GlobalVariable>(V); GV && GV->getAddressSpace() == ConstAS)
     if (std::optional<uint32_t> C = constOffset(GV))
       return Off + *C;
   if (auto *AI = dyn_cast<AllocaInst>(V))

@@ -34,6 +34,7 @@
 
 #include "SelectPtx.h"
 
+#include "AddressSpaces.h"
 #include "ExportedVariable.h"
 #include "PatternMatch.h"
 #include "SourceLines.h"
@@ -82,8 +83,6 @@ using mir::Operand;
 using mir::Reg;
 using ptx::Opcode;
 using ptx::RegClass;
-
-constexpr unsigned GenericAS = 0, GlobalAS = 1, SharedAS = 3, ConstAS = 4, LocalAS = 5;
 
 /// The class of a value of type \p T, if PTX values of it are supported.
 std::optional<RegClass> classOf(Type *T) {

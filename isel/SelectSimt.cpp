@@ -36,6 +36,7 @@
 #include "SelectSimt.h"
 #include "SelectSimtImpl.h"
 
+#include "AddressSpaces.h"
 #include "ConstLayout.h"
 #include "PatternMatch.h"
 
@@ -97,7 +98,7 @@ public:
       return false;
     if (const auto *Load = dyn_cast<LoadInst>(I)) {
       unsigned AS = Load->getPointerAddressSpace();
-      return AS == 0 || AS == 5; // generic: unknown; local: per thread
+      return AS == GenericAS || AS == LocalAS; // generic: unknown; local: per thread
     }
     if (I->isAtomic())
       return true;

@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "isel/UnrollHints.h"
+#include "isel/AddressSpaces.h"
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/LoopIterator.h"
@@ -44,8 +45,6 @@ using namespace llvm;
 
 namespace tandem::isel {
 namespace {
-
-constexpr unsigned GenericAS = 0, GlobalAS = 1;
 
 /// A load that may go to global memory: from the global space, or generic
 /// but not cast from another space's object (the pass runs before
