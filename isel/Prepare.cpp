@@ -501,6 +501,7 @@ struct SplitMixedSpaceAccessesPass : PassInfoMixin<SplitMixedSpaceAccessesPass> 
       Instruction *Access;
       Instruction *Choice;
       How Way;
+      std::pair<unsigned, unsigned> Spaces = {}; // SpaceTag: twoSpaces of the phi
     };
     SmallVector<Split, 4> Work;
     for (Instruction &I : instructions(F)) {
@@ -518,8 +519,8 @@ struct SplitMixedSpaceAccessesPass : PassInfoMixin<SplitMixedSpaceAccessesPass> 
         Work.push_back({&I, Choice, How::Select});
       else if (Load && canHoistIntoPredecessors(*Load, *Phi))
         Work.push_back({&I, Choice, How::Hoist});
-      else if (SplitPhisBySpaceTag && twoSpaces(*Phi))
-        Work.push_back({&I, Choice, How::SpaceTag});
+      else if (auto Spaces = SplitPhisBySpaceTag ? twoSpaces(*Phi) : std::nullopt)
+        Work.push_back({&I, Choice, How::SpaceTag, *Spaces});
     }
     DenseMap<PHINode *, PHINode *> Tags;
     for (const Split &S : Work) {
@@ -530,11 +531,9 @@ struct SplitMixedSpaceAccessesPass : PassInfoMixin<SplitMixedSpaceAccessesPass> 
       case How::Hoist:
         hoistIntoPredecessors(*cast<LoadInst>(S.Access), *cast<PHINode>(S.Choice));
         break;
-      case How::SpaceTag: {
-        auto *Phi = cast<PHINode>(S.Choice);
-        splitAtSpaceTag(*S.Access, *Phi, *twoSpaces(*Phi), Tags);
+      case How::SpaceTag:
+        splitAtSpaceTag(*S.Access, *cast<PHINode>(S.Choice), S.Spaces, Tags);
         break;
-      }
       }
     }
     return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
