@@ -18,6 +18,7 @@
 #include "isel/Prepare.h"
 #include "isel/SelectPtx.h"
 #include "isel/SelectSimt.h"
+#include "regalloc/CoalesceLaneCopies.h"
 #include "regalloc/RegAlloc.h"
 #include "sched/ListScheduler.h"
 
@@ -32,8 +33,8 @@ using namespace llvm;
 namespace tandem::compiler {
 
 ArrayRef<StringRef> stageNames() {
-  static const StringRef Names[] = {"prepare",  "isel",     "schedule",
-                                    "lower-cfg", "regalloc", "out-of-ssa"};
+  static const StringRef Names[] = {"prepare",  "isel",     "schedule",  "lower-cfg",
+                                    "coalesce", "regalloc", "out-of-ssa"};
   return Names;
 }
 
@@ -91,6 +92,13 @@ Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream *A
   if (Error E = verifyAfter("lower-cfg", Fn, /*AfterCfgLowering=*/true))
     return E;
   printStage(Opts, "lower-cfg", Fn);
+
+  if (Opts.OptLevel > 0 && Opts.CoalesceLaneCopies) {
+    regalloc::coalesceLaneCopies(Fn);
+    if (Error E = verifyAfter("coalesce", Fn, /*AfterCfgLowering=*/true))
+      return E;
+    printStage(Opts, "coalesce", Fn);
+  }
 
   regalloc::RegAllocOptions RA;
   RA.NumRegisters = Opts.NumRegisters;

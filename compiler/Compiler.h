@@ -48,7 +48,7 @@ struct CompileOptions {
   std::string Arch = "sm_90";
   std::vector<std::string> ExtraClangArgs;
   /// --print-after: LLVM pass names, or one of our stages: "prepare",
-  /// "isel", "schedule", "lower-cfg", "regalloc".
+  /// "isel", "schedule", "lower-cfg", "coalesce", "regalloc".
   std::vector<std::string> PrintAfter;
   llvm::raw_ostream *PrintStream = nullptr;
   /// Run the register-allocation checker (on by default; it is cheap).
@@ -56,6 +56,9 @@ struct CompileOptions {
   /// Run the list scheduler at -O1 and above (--no-schedule: off, to see
   /// what it gives; the code is then in selection order).
   bool Schedule = true;
+  /// Lane-aware copy coalescing before register allocation at -O1 and
+  /// above (--no-coalesce: off, to see what it gives).
+  bool CoalesceLaneCopies = true;
 };
 
 /// simt at -O2, a kernel image, with what \p C decides: its registers and

@@ -3,7 +3,7 @@
 //   tandem compile FILE.cu|FILE.ll|FILE.bc [--target simt|ptx] [-O0..-O3]
 //                  [--emit ll|mir|asm|obj] [-o OUT] [--config CFG.json]
 //                  [--print-after PASS]... [--arch sm_90] [-I DIR]
-//                  [-D NAME[=V]] [--stats] [--no-schedule]
+//                  [-D NAME[=V]] [--stats] [--no-schedule] [--no-coalesce]
 //
 // Runs the back end (compiler/Compiler.h) and writes one output, atomically
 // (a temporary file next to OUT, then rename), so a failed compile never
@@ -57,7 +57,8 @@ void printCompileHelp(raw_ostream &OS) {
         "                      (default: configs/default.json)\n"
         "  --print-after PASS  print the code after PASS to standard error; "
         "PASS is one of our\n"
-        "                      stages (prepare, isel, schedule, lower-cfg, regalloc; ptx: out-of-ssa) or "
+        "                      stages (prepare, isel, schedule, lower-cfg, coalesce, regalloc; "
+        "ptx: out-of-ssa) or "
         "an LLVM pass name;\n"
         "                      repeat for several\n"
         "  --arch SM           the CUDA architecture clang compiles for "
@@ -65,6 +66,9 @@ void printCompileHelp(raw_ostream &OS) {
         "  -I DIR, -D NAME[=V] include directory, macro (passed to clang)\n"
         "  --no-schedule       simt: skip the list scheduler (run at -O1 and above), "
         "to see what it gives\n"
+        "  --no-coalesce       simt: skip lane-aware copy coalescing (run at -O1 and above), to "
+        "see\n"
+        "                      what it gives\n"
         "  --stats             print, per kernel, registers used, spill bytes "
         "and instructions\n"
         "                      to standard error\n"
@@ -139,6 +143,8 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       O.Stats = true;
     } else if (Args.flag("--no-schedule")) {
       O.Compile.Schedule = false;
+    } else if (Args.flag("--no-coalesce")) {
+      O.Compile.CoalesceLaneCopies = false;
     } else if (Name == "--target") {
       if (!Value())
         return Need();
