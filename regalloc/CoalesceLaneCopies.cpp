@@ -15,8 +15,20 @@
 // a PartialDef, killing its vreg: in the lanes that run it, it is a full
 // write. (movt, which computes from its destination, still reads it.)
 //
+// Flow flags. StructurizeCFG turns an if/else into two regions in a row:
+// the else-region, then a Flow block whose emask.and tests an i1 phi, and
+// the phi's copies are `li`s (0 at the end of the else-region, 1 on the
+// edge that skips it). The lanes on an edge whose last write of the flag
+// is such an `li` all stay or all leave at the Flow block's emask.and(n),
+// so that edge enters only the staying (or only the leaving) half of the
+// Flow block's liveness: the else-lanes never run the then-region.
+//
 // Interference (Chaitin): d interferes with v when v is live on some lane's
-// path right after a def of d, except when that def is `COPY d, v`. Two
+// path right after a def of d, except when that def is `COPY d, v`. When
+// that def is `COPY d, s`, the interference holds only while d and s are
+// in different classes: once they share one, the copy is deleted and
+// writes nothing (Flow's copy of an else-value into the join's phi then
+// no longer clobbers the header value the then-lanes still need). Two
 // non-interfering vregs can share one register in every lane: each lane
 // needs at most one of them at a time, or both with the same value (the
 // copy), and a masked write touches only the lanes that run it. The
@@ -82,15 +94,106 @@ Reg copySource(const Inst &I) {
   return I.Ops[1].R;
 }
 
+/// Which lanes of an edge into a block S with an emask.and(n) go on past it.
+enum class Fate : uint8_t {
+  Unknown, ///< some may stay and some may leave
+  Stay,    ///< every lane on the edge stays in S's region
+  Leave,   ///< every lane on the edge leaves at S's emask.and(n)
+};
+
+/// An edge of the per-lane CFG.
+struct LaneEdge {
+  unsigned To = 0;
+  Fate F = Fate::Unknown;
+};
+
 /// One block of the per-lane CFG (see the file comment).
 struct LaneBlock {
   /// Index of the emask.and(n) after which some lanes leave, or -1.
   int LeaveAt = -1;
+  /// Its flag, and whether the lanes where the flag is zero stay (andn).
+  Reg Flag = mir::NoReg;
+  bool KeepWhereZero = false;
+  /// An instruction before the emask.and(n) writes the flag.
+  bool FlagWrittenBefore = false;
   /// Where the lanes that leave wake up (LeaveAt >= 0).
-  unsigned LeaveTo = 0;
+  LaneEdge LeaveTo;
   /// Where the lanes still running at the block's end go.
-  SmallVector<unsigned, 2> StayTo;
+  SmallVector<LaneEdge, 2> StayTo;
 };
+
+/// Splits \p Blk's mask code into \p LB: where lanes leave and which
+/// successor each part goes to. False when it is not one of cfg lowering's
+/// two shapes.
+bool classifyMaskCode(const Block &Blk, ArrayRef<unsigned> Succs,
+                      const DenseMap<const Block *, unsigned> &Index, LaneBlock &LB) {
+  const Inst *MaskBranch = nullptr;
+  for (unsigned K = 0; K < Blk.Insts.size(); ++K) {
+    const Inst &I = Blk.Insts[K];
+    // A restore anywhere but at the top would wake lanes mid-block.
+    if (isOpcode(I, simt::Opcode::EMASK_SET) && K != 0)
+      return false;
+    if (narrowsMask(I)) {
+      if (LB.LeaveAt >= 0)
+        return false;
+      LB.LeaveAt = static_cast<int>(K);
+      LB.KeepWhereZero = isOpcode(I, simt::Opcode::EMASK_ANDN);
+      if (I.Ops.size() == 1 && isVirtualUse(I.Ops[0]))
+        LB.Flag = I.Ops[0].R;
+    }
+    if (isOpcode(I, simt::Opcode::BNONE) || isOpcode(I, simt::Opcode::BANY)) {
+      if (MaskBranch || LB.LeaveAt < 0)
+        return false;
+      MaskBranch = &I;
+    }
+  }
+  if (LB.LeaveAt < 0) {
+    for (unsigned S : Succs)
+      LB.StayTo.push_back({S, Fate::Unknown});
+    return true;
+  }
+  if (!MaskBranch || Succs.size() != 2)
+    return false;
+  const Operand *TargetOp =
+      llvm::find_if(MaskBranch->Ops, [](const Operand &O) { return O.isBlock(); });
+  if (TargetOp == MaskBranch->Ops.end())
+    return false;
+  unsigned Target = Index.lookup(TargetOp->Target);
+  unsigned Other = Succs[0] == Target ? Succs[1] : Succs[0];
+  // bnone J: the lanes left out go to J. bany H: the lanes kept go to H.
+  bool IsIf = isOpcode(*MaskBranch, simt::Opcode::BNONE);
+  LB.LeaveTo = {IsIf ? Target : Other, Fate::Unknown};
+  LB.StayTo = {{IsIf ? Other : Target, Fate::Unknown}};
+  for (unsigned K = 0; K < static_cast<unsigned>(LB.LeaveAt); ++K)
+    for (const Operand &O : Blk.Insts[K].Ops)
+      if (isVirtualDef(O) && O.R == LB.Flag)
+        LB.FlagWrittenBefore = true;
+  return true;
+}
+
+/// What the lanes that run \p From up to instruction \p End (exclusive)
+/// and then enter \p To do at To's emask.and(n). Structurization's Flow
+/// blocks branch on an i1 phi whose incoming values are mostly constants,
+/// and its copy on the edge is an `li`: the lanes that ran an else-region
+/// reach the Flow block with the flag that sends them past the
+/// then-region. Known only when From's last write of the flag before End
+/// is such an `li` and To writes no flag before its emask.and(n).
+Fate fateOnEdge(const Block &From, unsigned End, const LaneBlock &To) {
+  if (To.LeaveAt < 0 || To.Flag == mir::NoReg || To.FlagWrittenBefore)
+    return Fate::Unknown;
+  for (unsigned K = End; K-- > 0;) {
+    const Inst &I = From.Insts[K];
+    bool Writes =
+        llvm::any_of(I.Ops, [&](const Operand &O) { return isVirtualDef(O) && O.R == To.Flag; });
+    if (!Writes)
+      continue;
+    if (I.Opcode != mir::LI || I.Ops.size() != 2 || !I.Ops[1].isImm())
+      return Fate::Unknown;
+    bool Nonzero = static_cast<uint32_t>(I.Ops[1].Imm) != 0;
+    return Nonzero != To.KeepWhereZero ? Fate::Stay : Fate::Leave;
+  }
+  return Fate::Unknown;
+}
 
 /// The per-lane CFG of \p Fn, or nothing when a block's mask code is not in
 /// one of the two shapes cfg lowering emits.
@@ -100,96 +203,117 @@ std::optional<std::vector<LaneBlock>> buildLaneCfg(const Function &Fn) {
     Index[Fn.Blocks[B].get()] = B;
   std::vector<LaneBlock> Lanes(Fn.Blocks.size());
   for (unsigned B = 0; B < Fn.Blocks.size(); ++B) {
-    const Block &Blk = *Fn.Blocks[B];
     SmallVector<unsigned, 2> Succs;
-    for (const Block *S : mir::successors(Fn, Blk))
+    for (const Block *S : mir::successors(Fn, *Fn.Blocks[B]))
       Succs.push_back(Index.lookup(S));
-    const Inst *MaskBranch = nullptr;
-    for (unsigned K = 0; K < Blk.Insts.size(); ++K) {
-      const Inst &I = Blk.Insts[K];
-      // A restore anywhere but at the top would wake lanes mid-block.
-      if (isOpcode(I, simt::Opcode::EMASK_SET) && K != 0)
+    if (!classifyMaskCode(*Fn.Blocks[B], Succs, Index, Lanes[B]))
+      return std::nullopt;
+  }
+  for (unsigned B = 0; B < Fn.Blocks.size(); ++B) {
+    LaneBlock &LB = Lanes[B];
+    const Block &Blk = *Fn.Blocks[B];
+    if (LB.LeaveAt >= 0) {
+      const Block &Wake = *Fn.Blocks[LB.LeaveTo.To];
+      if (Wake.Insts.empty() || !isOpcode(Wake.Insts.front(), simt::Opcode::EMASK_SET))
         return std::nullopt;
-      if (narrowsMask(I)) {
-        if (Lanes[B].LeaveAt >= 0)
-          return std::nullopt;
-        Lanes[B].LeaveAt = static_cast<int>(K);
-      }
-      if (isOpcode(I, simt::Opcode::BNONE) || isOpcode(I, simt::Opcode::BANY)) {
-        if (MaskBranch || Lanes[B].LeaveAt < 0)
-          return std::nullopt;
-        MaskBranch = &I;
-      }
+      LB.LeaveTo.F = fateOnEdge(Blk, LB.LeaveAt, Lanes[LB.LeaveTo.To]);
     }
-    if (Lanes[B].LeaveAt < 0) {
-      Lanes[B].StayTo = Succs;
-      continue;
-    }
-    if (!MaskBranch || Succs.size() != 2)
-      return std::nullopt;
-    const Operand *TargetOp =
-        llvm::find_if(MaskBranch->Ops, [](const Operand &O) { return O.isBlock(); });
-    if (TargetOp == MaskBranch->Ops.end())
-      return std::nullopt;
-    unsigned Target = Index.lookup(TargetOp->Target);
-    unsigned Other = Succs[0] == Target ? Succs[1] : Succs[0];
-    // bnone J: the lanes left out go to J. bany H: the lanes kept go to H.
-    bool IsIf = isOpcode(*MaskBranch, simt::Opcode::BNONE);
-    Lanes[B].LeaveTo = IsIf ? Target : Other;
-    Lanes[B].StayTo = {IsIf ? Other : Target};
-    const Block &Wake = *Fn.Blocks[Lanes[B].LeaveTo];
-    if (Wake.Insts.empty() || !isOpcode(Wake.Insts.front(), simt::Opcode::EMASK_SET))
-      return std::nullopt;
+    for (LaneEdge &E : LB.StayTo)
+      E.F = fateOnEdge(Blk, Blk.Insts.size(), Lanes[E.To]);
   }
   return Lanes;
 }
 
-/// Per-lane liveness: LiveIn per block, and a walk that reports the live
-/// set right after each instruction.
+/// Per-lane liveness: at each block's entry, for the lanes that will stay
+/// past its emask.and(n), for those that will leave there, and for all; and
+/// a walk that reports the live set right after each instruction.
 class LaneLiveness {
 public:
   LaneLiveness(const Function &Fn, const std::vector<LaneBlock> &Cfg)
-      : Fn(Fn), Cfg(Cfg), LiveIn(Fn.Blocks.size(), BitVector(Fn.numVRegs())) {
-    BitVector In(Fn.numVRegs());
+      : Fn(Fn), Cfg(Cfg), LiveIn(Fn.Blocks.size(), BitVector(Fn.numVRegs())), InStay(LiveIn),
+        InLeave(LiveIn) {
+    BitVector Stay(Fn.numVRegs()), Scratch(Fn.numVRegs());
     for (bool Changed = true; Changed;) {
       Changed = false;
       for (unsigned B = Fn.Blocks.size(); B-- > 0;) {
-        walk(B, In, [](const Inst &, const BitVector &) {});
-        if (In != LiveIn[B]) {
-          LiveIn[B] = In;
-          Changed = true;
+        const LaneBlock &LB = Cfg[B];
+        const auto &Insts = Fn.Blocks[B]->Insts;
+        liveAtEnd(B, Stay);
+        unsigned PrefixEnd = LB.LeaveAt >= 0 ? LB.LeaveAt + 1 : 0;
+        for (unsigned K = Insts.size(); K-- > PrefixEnd;)
+          transfer(Insts[K], Stay);
+        if (LB.LeaveAt < 0) {
+          Changed |= assign(LiveIn[B], Stay);
+          continue;
         }
+        Scratch = edgeIn(LB.LeaveTo);
+        for (unsigned K = PrefixEnd; K-- > 0;) {
+          transfer(Insts[K], Stay);
+          transfer(Insts[K], Scratch);
+        }
+        Changed |= assign(InStay[B], Stay);
+        Changed |= assign(InLeave[B], Scratch);
+        Stay |= Scratch;
+        Changed |= assign(LiveIn[B], Stay);
       }
     }
   }
 
   /// Walks block \p B backwards, calling \p Visit(I, live after I) for each
-  /// instruction; leaves B's live-in set in \p Live.
+  /// instruction.
   template <typename VisitFn> void walk(unsigned B, BitVector &Live, VisitFn Visit) const {
     const LaneBlock &LB = Cfg[B];
-    Live.reset();
-    for (unsigned S : LB.StayTo)
-      Live |= LiveIn[S];
+    liveAtEnd(B, Live);
     const auto &Insts = Fn.Blocks[B]->Insts;
     for (unsigned K = Insts.size(); K-- > 0;) {
       if (static_cast<int>(K) == LB.LeaveAt)
-        Live |= LiveIn[LB.LeaveTo]; // the lanes that leave, right after it
-      const Inst &I = Insts[K];
-      Visit(I, Live);
-      bool ReadsDef = readsDestinationAsInput(I);
-      for (const Operand &O : I.Ops)
-        if (isVirtualDef(O) && !ReadsDef)
-          Live.reset(vregIndex(O.R));
-      for (const Operand &O : I.Ops)
-        if (isVirtualUse(O) || (ReadsDef && isVirtualDef(O)))
-          Live.set(vregIndex(O.R));
+        Live |= edgeIn(LB.LeaveTo); // the lanes that leave, right after it
+      Visit(Insts[K], Live);
+      transfer(Insts[K], Live);
     }
   }
 
 private:
   const Function &Fn;
   const std::vector<LaneBlock> &Cfg;
-  std::vector<BitVector> LiveIn;
+  std::vector<BitVector> LiveIn, InStay, InLeave;
+
+  const BitVector &edgeIn(const LaneEdge &E) const {
+    switch (E.F) {
+    case Fate::Stay:
+      return InStay[E.To];
+    case Fate::Leave:
+      return InLeave[E.To];
+    case Fate::Unknown:
+      break;
+    }
+    return LiveIn[E.To];
+  }
+
+  void liveAtEnd(unsigned B, BitVector &Live) const {
+    Live.reset();
+    for (const LaneEdge &E : Cfg[B].StayTo)
+      Live |= edgeIn(E);
+  }
+
+  /// One instruction, backwards, as the lanes that run it see it: every
+  /// def (a PartialDef too) kills; movt also reads its destination.
+  static void transfer(const Inst &I, BitVector &Live) {
+    bool ReadsDef = readsDestinationAsInput(I);
+    for (const Operand &O : I.Ops)
+      if (isVirtualDef(O) && !ReadsDef)
+        Live.reset(vregIndex(O.R));
+    for (const Operand &O : I.Ops)
+      if (isVirtualUse(O) || (ReadsDef && isVirtualDef(O)))
+        Live.set(vregIndex(O.R));
+  }
+
+  static bool assign(BitVector &To, const BitVector &From) {
+    if (To == From)
+      return false;
+    To = From;
+    return true;
+  }
 };
 
 /// The vregs COPYs relate, numbered densely, with their interference.
@@ -197,7 +321,12 @@ struct Candidates {
   std::vector<int> IndexOf; ///< per vreg index, or -1
   std::vector<Reg> VRegOf;  ///< per candidate
   BitVector Mask;           ///< over vreg indices
+  /// Interference from defs that write whatever happens.
   std::vector<BitVector> Interferes;
+  /// Interference from the write of `COPY d, s`, per d: (v, s) for each v
+  /// live after it. It holds unless d and s end up in one class: the copy
+  /// is then deleted and writes nothing.
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> CopyWrites;
 
   unsigned size() const { return VRegOf.size(); }
   int indexOf(Reg R) const { return IndexOf[vregIndex(R)]; }
@@ -237,6 +366,7 @@ Candidates findCandidates(const Function &Fn, const BitVector &WholeWarp) {
       Add(Src);
     }
   C.Interferes.assign(C.size(), BitVector(C.size()));
+  C.CopyWrites.resize(C.size());
   return C;
 }
 
@@ -251,6 +381,7 @@ void recordInterference(const Function &Fn, const LaneLiveness &Lanes, Candidate
       if (I.Opcode == mir::IMPLICIT_DEF)
         return; // writes nothing
       Reg Src = copySource(I);
+      int SrcIndex = Src == mir::NoReg ? -1 : C.indexOf(Src);
       SmallVector<unsigned, 2> DefsHere;
       for (const Operand &O : I.Ops) {
         if (!isVirtualDef(O) || C.indexOf(O.R) < 0)
@@ -263,7 +394,11 @@ void recordInterference(const Function &Fn, const LaneLiveness &Lanes, Candidate
         Hit &= C.Mask;
         for (unsigned V : Hit.set_bits()) {
           Reg R = mir::VirtRegBase + V;
-          if (R != O.R && R != Src)
+          if (R == O.R || R == Src)
+            continue;
+          if (SrcIndex >= 0)
+            C.CopyWrites[D].push_back({static_cast<unsigned>(C.IndexOf[V]), SrcIndex});
+          else
             Edge(D, C.IndexOf[V]);
         }
       }
@@ -275,7 +410,7 @@ void recordInterference(const Function &Fn, const LaneLiveness &Lanes, Candidate
 class Classes {
 public:
   explicit Classes(const Candidates &C)
-      : Parent(C.size()), Members(C.size()), Interferes(C.Interferes) {
+      : CopyWrites(C.CopyWrites), Parent(C.size()), Members(C.size()), Interferes(C.Interferes) {
     std::iota(Parent.begin(), Parent.end(), 0u);
     for (unsigned K = 0; K < C.size(); ++K) {
       Members[K].resize(C.size());
@@ -294,7 +429,8 @@ public:
   bool tryMerge(unsigned A, unsigned B) {
     A = find(A);
     B = find(B);
-    if (A == B || Interferes[A].anyCommon(Members[B]))
+    if (A == B || Interferes[A].anyCommon(Members[B]) || copyWriteClobbers(A, B, A, B) ||
+        copyWriteClobbers(B, A, A, B))
       return false;
     Parent[B] = A;
     Members[A] |= Members[B];
@@ -305,8 +441,23 @@ public:
   const BitVector &members(unsigned K) { return Members[find(K)]; }
 
 private:
+  const std::vector<std::vector<std::pair<unsigned, unsigned>>> &CopyWrites;
   std::vector<unsigned> Parent;
   std::vector<BitVector> Members, Interferes;
+
+  /// Some `COPY d, s` with d in class \p Writer writes while a member of
+  /// \p Live is live, and s would stay outside the merged class A + B, so
+  /// the copy would stay.
+  bool copyWriteClobbers(unsigned Writer, unsigned Live, unsigned A, unsigned B) {
+    for (unsigned D : Members[Writer].set_bits())
+      for (auto [V, S] : CopyWrites[D])
+        if (Members[Live].test(V)) {
+          unsigned SC = find(S);
+          if (SC != A && SC != B)
+            return true;
+        }
+    return false;
+  }
 };
 
 /// The COPYs worth coalescing, deepest loops first (where a copy costs the
@@ -372,9 +523,18 @@ CoalesceStats coalesceLaneCopies(Function &Fn) {
   recordInterference(Fn, Lanes, C);
 
   Classes Cls(C);
-  for (auto [Dst, Src] : copiesByLoopDepth(Fn, C))
-    if (Cls.tryMerge(C.indexOf(Src), C.indexOf(Dst)))
-      ++Stats.VRegsMerged;
+  // A merge can make a copy an identity and so allow one tried before it
+  // (a Flow phi's copy of an else-value into it, then its copy of the
+  // header phi): go over the copies until nothing more merges.
+  std::vector<std::pair<Reg, Reg>> Copies = copiesByLoopDepth(Fn, C);
+  for (bool Merged = true; Merged;) {
+    Merged = false;
+    for (auto [Dst, Src] : Copies)
+      if (Cls.tryMerge(C.indexOf(Src), C.indexOf(Dst))) {
+        ++Stats.VRegsMerged;
+        Merged = true;
+      }
+  }
   if (Stats.VRegsMerged == 0)
     return Stats;
 

@@ -317,6 +317,60 @@ TEST(CoalesceLaneCopiesTest, TheLanesLeftOutKeepTheMergedValueAcrossAWholeWarpWr
   EXPECT_TRUE(InnerJoin->Insts[1].PartialDef) << C.Printed;
 }
 
+/// if/else as StructurizeCFG leaves it (spmv_merge's merge loop body):
+/// lanes 0 and 1 run the else-region, then a Flow block whose flag (an `li`
+/// on each path) sends them past the then-region, which lanes 2 and 3 run.
+/// The join's phi p gets `row + 1` in the else-lanes and `row` in the
+/// then-lanes. All three merge, which takes two refinements of the per-lane
+/// CFG: the else-lanes, whose flag is the `li 0`, never enter the
+/// then-region, so row is dead after `row + 1`; and Flow's copy of the
+/// else-value into p writes nothing once the two share a register, so it
+/// does not clobber the row the then-lanes still need.
+TEST(CoalesceLaneCopiesTest, AFlowBlocksConstantFlagsAndIdentityCopiesFreeAnIfElse) {
+  Function Fn;
+  Block *Entry = Fn.addBlock("entry");
+  Block *Else = Fn.addBlock("else");
+  Block *Flow = Fn.addBlock("flow");
+  Block *Then = Fn.addBlock("then");
+  Block *Join = Fn.addBlock("join");
+  Builder E{Fn, Entry};
+  Reg Lane = E.laneId();
+  Reg Row = E.li(10);
+  Reg ElseValue = Fn.newVReg();
+  E.emit(Inst(IMPLICIT_DEF, {Operand::def(ElseValue)}));
+  Reg Flag = E.li(1);
+  Reg FlowMask = E.saveMask();
+  E.maskOp(simt::Opcode::EMASK_AND, E.ri(simt::Opcode::SETLTI, Lane, 2));
+  E.branch(simt::Opcode::BNONE, Flow);
+  Builder L{Fn, Else};
+  L.store(8, Row);
+  L.emit(
+       Inst(op(simt::Opcode::ADDI), {Operand::def(ElseValue), Operand::use(Row), Operand::imm(1)}))
+      .PartialDef = true;
+  L.emit(Inst(LI, {Operand::def(Flag), Operand::imm(0)})).PartialDef = true;
+  Builder F{Fn, Flow};
+  F.maskOp(simt::Opcode::EMASK_SET, FlowMask);
+  Reg P = Fn.newVReg();
+  F.copy(P, ElseValue, /*Partial=*/false);
+  Reg JoinMask = F.saveMask();
+  F.maskOp(simt::Opcode::EMASK_AND, Flag);
+  F.branch(simt::Opcode::BNONE, Join);
+  Builder T{Fn, Then};
+  T.store(12, Row);
+  T.copy(P, Row, /*Partial=*/true);
+  Builder J{Fn, Join};
+  J.maskOp(simt::Opcode::EMASK_SET, JoinMask);
+  J.store(0, P);
+  J.exit();
+
+  Stored Expected = perLane(0, {11, 11, 10, 10});
+  Expected[{8, 0}] = Expected[{8, 1}] = 10;
+  Expected[{12, 2}] = Expected[{12, 3}] = 10;
+  Coalesced C = coalesceAndCompare(Fn, Expected);
+  EXPECT_EQ(C.Stats.CopiesRemoved, 2u) << C.Printed;
+  EXPECT_EQ(C.CopiesLeft, 0u) << C.Printed;
+}
+
 /// As the first test, but x is also stored after the join: p and x are then live at
 /// once with different values in lanes 0 and 1, so p's copy of x stays;
 /// p and the then-value still merge.
