@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "regalloc/CoalesceLaneCopies.h"
+#include "LoweredMirBuilder.h"
 #include "regalloc/RegAlloc.h"
 
 #include "ISA.h"
@@ -27,52 +28,11 @@ using namespace tandem::mir;
 
 namespace {
 
-unsigned op(simt::Opcode O) { return static_cast<unsigned>(O); }
+using mirtest::Builder;
+using mirtest::op;
 
-struct Builder {
-  Function &Fn;
-  Block *B;
-
-  Inst &emit(Inst I) {
-    B->Insts.push_back(std::move(I));
-    return B->Insts.back();
-  }
-  Reg li(int64_t V) {
-    Reg R = Fn.newVReg();
-    emit(Inst(LI, {Operand::def(R), Operand::imm(V)}));
-    return R;
-  }
-  Reg laneId() {
-    Reg R = Fn.newVReg();
-    emit(Inst(op(simt::Opcode::S2R), {Operand::def(R), Operand::imm(0)}));
-    return R;
-  }
-  Reg ri(simt::Opcode O, Reg A, int64_t Imm) {
-    Reg R = Fn.newVReg();
-    emit(Inst(op(O), {Operand::def(R), Operand::use(A), Operand::imm(Imm)}));
-    return R;
-  }
-  Reg rr(simt::Opcode O, Reg A, Reg C) {
-    Reg R = Fn.newVReg();
-    emit(Inst(op(O), {Operand::def(R), Operand::use(A), Operand::use(C)}));
-    return R;
-  }
-  void copy(Reg Dst, Reg Src, bool Partial) {
-    emit(Inst(COPY, {Operand::def(Dst), Operand::use(Src)})).PartialDef = Partial;
-  }
-  Reg saveMask() {
-    Reg M = Fn.newVReg();
-    emit(Inst(op(simt::Opcode::EMASK_GET), {Operand::def(M)}));
-    return M;
-  }
-  void maskOp(simt::Opcode O, Reg R) { emit(Inst(op(O), {Operand::use(R)})); }
-  void branch(simt::Opcode O, Block *Target) { emit(Inst(op(O), {Operand::block(Target)})); }
-  void store(int64_t Off, Reg V) {
-    emit(Inst(op(simt::Opcode::GLOBAL_ST_U32),
-              {Operand::use(0), Operand::imm(Off), Operand::use(V)}));
-  }
-  void exit() { emit(Inst(op(simt::Opcode::EXIT), {})); }
-};
+/// s2r of the lane number (the interpreter's %tid.x).
+Reg laneId(Builder &Bld) { return Bld.s2r(0); }
 
 // --- a four-lane interpreter of lowered MIR --------------------------------
 
@@ -235,39 +195,47 @@ Stored perLane(int64_t Off, std::array<uint32_t, Lanes> Values) {
 }
 
 /// entry: p = x (every lane); lanes 0 and 1 take `then`: p = x + 5 under
-/// the narrowed mask; join: store p. x, the then-value and p all merge: in
-/// the warp p is live through `then` (lanes 2 and 3 keep x in it) while x
-/// and y are read and written there, but no lane needs two of them at once.
-TEST(CoalesceLaneCopiesTest, AJoinPhiSharesOneRegisterWithBothItsSources) {
+/// the narrowed mask; join: store p (at 0), and the caller's stores after.
+struct IfJoinPhi {
   Function Fn;
-  Block *Entry = Fn.addBlock("entry");
-  Block *Then = Fn.addBlock("then");
-  Block *Join = Fn.addBlock("join");
-  Builder E{Fn, Entry};
-  Reg Lane = E.laneId();
-  Reg X = E.li(10);
-  Reg P = Fn.newVReg();
-  E.copy(P, X, /*Partial=*/false);
-  Reg Mask = E.saveMask();
-  Reg Cond = E.ri(simt::Opcode::SETLTI, Lane, 2);
-  E.maskOp(simt::Opcode::EMASK_AND, Cond);
-  E.branch(simt::Opcode::BNONE, Join);
-  Builder T{Fn, Then};
-  Reg Y = T.ri(simt::Opcode::ADDI, X, 5);
-  T.copy(P, Y, /*Partial=*/true);
-  Builder J{Fn, Join};
-  J.maskOp(simt::Opcode::EMASK_SET, Mask);
-  J.store(0, P);
-  J.exit();
+  Block *Then = nullptr;
+  Reg X = mir::NoReg;
+  Builder Join{Fn, nullptr};
 
-  EXPECT_EQ(countCopies(Fn), 2u);
-  Coalesced C = coalesceAndCompare(Fn, perLane(0, {15, 15, 10, 10}));
+  IfJoinPhi() {
+    Block *Entry = Fn.addBlock("entry");
+    Then = Fn.addBlock("then");
+    Join.B = Fn.addBlock("join");
+    Builder E{Fn, Entry};
+    Reg Lane = laneId(E);
+    X = E.li(10);
+    Reg P = Fn.newVReg();
+    E.copy(P, X, /*Partial=*/false);
+    Reg Mask = E.saveMask();
+    E.maskOp(simt::Opcode::EMASK_AND, E.ri(simt::Opcode::SETLTI, Lane, 2));
+    E.branch(simt::Opcode::BNONE, Join.B);
+    Builder T{Fn, Then};
+    T.copy(P, T.ri(simt::Opcode::ADDI, X, 5), /*Partial=*/true);
+    Join.maskOp(simt::Opcode::EMASK_SET, Mask);
+    Join.stGlobal(0, P);
+  }
+};
+
+/// x, the then-value and p all merge: in the warp p is live through `then`
+/// (lanes 2 and 3 keep x in it) while x and y are read and written there,
+/// but no lane needs two of them at once.
+TEST(CoalesceLaneCopiesTest, AJoinPhiSharesOneRegisterWithBothItsSources) {
+  IfJoinPhi If;
+  If.Join.exit();
+
+  EXPECT_EQ(countCopies(If.Fn), 2u);
+  Coalesced C = coalesceAndCompare(If.Fn, perLane(0, {15, 15, 10, 10}));
   EXPECT_EQ(C.Stats.CopiesRemoved, 2u) << C.Printed;
   EXPECT_EQ(C.Stats.VRegsMerged, 2u);
   EXPECT_EQ(C.CopiesLeft, 0u) << C.Printed;
   // The then-value is now written straight into p's register, and lanes 2
   // and 3 keep x there: a PartialDef.
-  const Inst &Add = Then->Insts[0];
+  const Inst &Add = If.Then->Insts[0];
   EXPECT_EQ(Add.Opcode, op(simt::Opcode::ADDI));
   EXPECT_TRUE(Add.PartialDef) << C.Printed;
 }
@@ -286,7 +254,7 @@ TEST(CoalesceLaneCopiesTest, TheLanesLeftOutKeepTheMergedValueAcrossAWholeWarpWr
   Block *InnerJoin = Fn.addBlock("inner.join");
   Block *Join = Fn.addBlock("join");
   Builder E{Fn, Entry};
-  Reg Lane = E.laneId();
+  Reg Lane = laneId(E);
   Reg X = E.li(10);
   Reg P = Fn.newVReg();
   E.copy(P, X, /*Partial=*/false);
@@ -294,19 +262,19 @@ TEST(CoalesceLaneCopiesTest, TheLanesLeftOutKeepTheMergedValueAcrossAWholeWarpWr
   E.maskOp(simt::Opcode::EMASK_AND, E.ri(simt::Opcode::SETLTI, Lane, 2));
   E.branch(simt::Opcode::BNONE, Join);
   Builder T{Fn, Then};
-  T.store(12, X);
+  T.stGlobal(12, X);
   Reg InnerMask = T.saveMask();
   T.maskOp(simt::Opcode::EMASK_AND, T.ri(simt::Opcode::SETLTI, Lane, 1));
   T.branch(simt::Opcode::BNONE, InnerJoin);
   Builder I{Fn, Inner};
-  I.store(8, Lane);
+  I.stGlobal(8, Lane);
   Builder IJ{Fn, InnerJoin};
   IJ.maskOp(simt::Opcode::EMASK_SET, InnerMask);
   Reg Y = IJ.ri(simt::Opcode::ADDI, Lane, 14);
   IJ.copy(P, Y, /*Partial=*/true);
   Builder J{Fn, Join};
   J.maskOp(simt::Opcode::EMASK_SET, Mask);
-  J.store(0, P);
+  J.stGlobal(0, P);
   J.exit();
 
   Stored Expected = perLane(0, {14, 15, 10, 10});
@@ -334,7 +302,7 @@ TEST(CoalesceLaneCopiesTest, AFlowBlocksConstantFlagsAndIdentityCopiesFreeAnIfEl
   Block *Then = Fn.addBlock("then");
   Block *Join = Fn.addBlock("join");
   Builder E{Fn, Entry};
-  Reg Lane = E.laneId();
+  Reg Lane = laneId(E);
   Reg Row = E.li(10);
   Reg ElseValue = Fn.newVReg();
   E.emit(Inst(IMPLICIT_DEF, {Operand::def(ElseValue)}));
@@ -343,7 +311,7 @@ TEST(CoalesceLaneCopiesTest, AFlowBlocksConstantFlagsAndIdentityCopiesFreeAnIfEl
   E.maskOp(simt::Opcode::EMASK_AND, E.ri(simt::Opcode::SETLTI, Lane, 2));
   E.branch(simt::Opcode::BNONE, Flow);
   Builder L{Fn, Else};
-  L.store(8, Row);
+  L.stGlobal(8, Row);
   L.emit(
        Inst(op(simt::Opcode::ADDI), {Operand::def(ElseValue), Operand::use(Row), Operand::imm(1)}))
       .PartialDef = true;
@@ -356,11 +324,11 @@ TEST(CoalesceLaneCopiesTest, AFlowBlocksConstantFlagsAndIdentityCopiesFreeAnIfEl
   F.maskOp(simt::Opcode::EMASK_AND, Flag);
   F.branch(simt::Opcode::BNONE, Join);
   Builder T{Fn, Then};
-  T.store(12, Row);
+  T.stGlobal(12, Row);
   T.copy(P, Row, /*Partial=*/true);
   Builder J{Fn, Join};
   J.maskOp(simt::Opcode::EMASK_SET, JoinMask);
-  J.store(0, P);
+  J.stGlobal(0, P);
   J.exit();
 
   Stored Expected = perLane(0, {11, 11, 10, 10});
@@ -371,35 +339,17 @@ TEST(CoalesceLaneCopiesTest, AFlowBlocksConstantFlagsAndIdentityCopiesFreeAnIfEl
   EXPECT_EQ(C.CopiesLeft, 0u) << C.Printed;
 }
 
-/// As the first test, but x is also stored after the join: p and x are then live at
-/// once with different values in lanes 0 and 1, so p's copy of x stays;
-/// p and the then-value still merge.
+/// As the first test, but x is also stored after the join: p and x are
+/// then live at once with different values in lanes 0 and 1, so p's copy
+/// of x stays; p and the then-value still merge.
 TEST(CoalesceLaneCopiesTest, ASourceStillNeededWithAnotherValueKeepsItsCopy) {
-  Function Fn;
-  Block *Entry = Fn.addBlock("entry");
-  Block *Then = Fn.addBlock("then");
-  Block *Join = Fn.addBlock("join");
-  Builder E{Fn, Entry};
-  Reg Lane = E.laneId();
-  Reg X = E.li(10);
-  Reg P = Fn.newVReg();
-  E.copy(P, X, /*Partial=*/false);
-  Reg Mask = E.saveMask();
-  Reg Cond = E.ri(simt::Opcode::SETLTI, Lane, 2);
-  E.maskOp(simt::Opcode::EMASK_AND, Cond);
-  E.branch(simt::Opcode::BNONE, Join);
-  Builder T{Fn, Then};
-  Reg Y = T.ri(simt::Opcode::ADDI, X, 5);
-  T.copy(P, Y, /*Partial=*/true);
-  Builder J{Fn, Join};
-  J.maskOp(simt::Opcode::EMASK_SET, Mask);
-  J.store(0, P);
-  J.store(4, X);
-  J.exit();
+  IfJoinPhi If;
+  If.Join.stGlobal(4, If.X);
+  If.Join.exit();
 
   Stored Expected = perLane(0, {15, 15, 10, 10});
   Expected.merge(perLane(4, {10, 10, 10, 10}));
-  Coalesced C = coalesceAndCompare(Fn, Expected);
+  Coalesced C = coalesceAndCompare(If.Fn, Expected);
   EXPECT_EQ(C.Stats.CopiesRemoved, 1u) << C.Printed;
   EXPECT_EQ(C.CopiesLeft, 1u) << C.Printed;
 }
@@ -416,7 +366,7 @@ TEST(CoalesceLaneCopiesTest, LanesLeavingALoopAtTheLatchKeepTheHeaderValue) {
   Block *Loop = Fn.addBlock("loop");
   Block *Exit = Fn.addBlock("exit");
   Builder E{Fn, Entry};
-  Reg Lane = E.laneId();
+  Reg Lane = laneId(E);
   Reg Limit = E.ri(simt::Opcode::ADDI, Lane, 1);
   Reg H = E.li(0);
   Reg Mask = E.saveMask();
@@ -431,7 +381,7 @@ TEST(CoalesceLaneCopiesTest, LanesLeavingALoopAtTheLatchKeepTheHeaderValue) {
   L.branch(simt::Opcode::BANY, Loop);
   Builder X{Fn, Exit};
   X.maskOp(simt::Opcode::EMASK_SET, Mask);
-  X.store(0, H);
+  X.stGlobal(0, H);
   X.exit();
 
   Coalesced C = coalesceAndCompare(Fn, perLane(0, {0, 1, 2, 3}));
@@ -448,7 +398,7 @@ TEST(CoalesceLaneCopiesTest, ASavedMaskIsNeverMerged) {
   Block *Then = Fn.addBlock("then");
   Block *Join = Fn.addBlock("join");
   Builder E{Fn, Entry};
-  Reg Lane = E.laneId();
+  Reg Lane = laneId(E);
   Reg Mask = E.saveMask();
   Reg Saved = Fn.newVReg();
   E.copy(Saved, Mask, /*Partial=*/false);
@@ -456,10 +406,10 @@ TEST(CoalesceLaneCopiesTest, ASavedMaskIsNeverMerged) {
   E.maskOp(simt::Opcode::EMASK_AND, Cond);
   E.branch(simt::Opcode::BNONE, Join);
   Builder T{Fn, Then};
-  T.store(4, Lane);
+  T.stGlobal(4, Lane);
   Builder J{Fn, Join};
   J.maskOp(simt::Opcode::EMASK_SET, Saved);
-  J.store(0, Lane);
+  J.stGlobal(0, Lane);
   J.exit();
 
   Stored Expected = perLane(0, {0, 1, 2, 3});
@@ -480,7 +430,7 @@ TEST(CoalesceLaneCopiesTest, MaskCodeOfAnotherShapeChangesNothing) {
   E.maskOp(simt::Opcode::EMASK_SET, Mask);
   Reg P = Fn.newVReg();
   E.copy(P, X, /*Partial=*/false);
-  E.store(0, P);
+  E.stGlobal(0, P);
   E.exit();
 
   regalloc::CoalesceStats Stats = regalloc::coalesceLaneCopies(Fn);

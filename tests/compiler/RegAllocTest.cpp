@@ -7,8 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "regalloc/Liveness.h"
 #include "regalloc/RegAlloc.h"
+#include "LoweredMirBuilder.h"
+#include "regalloc/Liveness.h"
 
 #include "ISA.h"
 
@@ -28,49 +29,8 @@ using llvm::Expected;
 
 namespace {
 
-unsigned op(simt::Opcode O) { return static_cast<unsigned>(O); }
-
-// --- building functions --------------------------------------------------
-
-struct Builder {
-  Function &Fn;
-  Block *B;
-
-  Inst &emit(Inst I) {
-    B->Insts.push_back(std::move(I));
-    return B->Insts.back();
-  }
-  Reg li(int64_t V) {
-    Reg R = Fn.newVReg();
-    emit(Inst(LI, {Operand::def(R), Operand::imm(V)}));
-    return R;
-  }
-  Reg rr(simt::Opcode O, Reg A, Reg C) {
-    Reg R = Fn.newVReg();
-    emit(Inst(op(O), {Operand::def(R), Operand::use(A), Operand::use(C)}));
-    return R;
-  }
-  Reg ri(simt::Opcode O, Reg A, int64_t Imm) {
-    Reg R = Fn.newVReg();
-    emit(Inst(op(O), {Operand::def(R), Operand::use(A), Operand::imm(Imm)}));
-    return R;
-  }
-  Reg ldGlobal(int64_t Off) { return ri(simt::Opcode::GLOBAL_LD_U32, 0, Off); }
-  Reg param(int64_t Off) { return ri(simt::Opcode::PARAM_LD_U32, 0, Off); }
-  Reg constWord(int64_t Off) { return ri(simt::Opcode::CONST_LD_U32, 0, Off); }
-  Reg s2r(int64_t Special) {
-    Reg R = Fn.newVReg();
-    emit(Inst(op(simt::Opcode::S2R), {Operand::def(R), Operand::imm(Special)}));
-    return R;
-  }
-  void copy(Reg Dst, Reg Src, bool Partial = false) {
-    emit(Inst(COPY, {Operand::def(Dst), Operand::use(Src)})).PartialDef = Partial;
-  }
-  void stGlobal(int64_t Off, Reg V) {
-    emit(Inst(op(simt::Opcode::GLOBAL_ST_U32), {Operand::use(0), Operand::imm(Off), Operand::use(V)}));
-  }
-  void exit() { emit(Inst(op(simt::Opcode::EXIT), {})); }
-};
+using mirtest::Builder;
+using mirtest::op;
 
 std::unique_ptr<Function> cloneFunction(const Function &Fn) {
   auto C = std::make_unique<Function>();
