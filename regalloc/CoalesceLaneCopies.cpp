@@ -57,7 +57,6 @@
 #include "ISA.h"
 
 #include "llvm/ADT/BitVector.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -76,11 +75,11 @@ using mir::Reg;
 
 namespace {
 
-unsigned vregIndex(Reg R) { return R - mir::VirtRegBase; }
-bool isVirtualUse(const Operand &O) { return O.isReg() && !O.IsDef && mir::isVirtual(O.R); }
-bool isVirtualDef(const Operand &O) { return O.isReg() && O.IsDef && mir::isVirtual(O.R); }
-
 bool isOpcode(const Inst &I, simt::Opcode O) { return I.Opcode == static_cast<unsigned>(O); }
+
+bool writes(const Inst &I, Reg R) {
+  return llvm::any_of(I.Ops, [&](const Operand &O) { return isVirtualDef(O) && O.R == R; });
+}
 
 bool narrowsMask(const Inst &I) {
   return isOpcode(I, simt::Opcode::EMASK_AND) || isOpcode(I, simt::Opcode::EMASK_ANDN);
@@ -125,8 +124,8 @@ struct LaneBlock {
 /// Splits \p Blk's mask code into \p LB: where lanes leave and which
 /// successor each part goes to. False when it is not one of cfg lowering's
 /// two shapes.
-bool classifyMaskCode(const Block &Blk, ArrayRef<unsigned> Succs,
-                      const DenseMap<const Block *, unsigned> &Index, LaneBlock &LB) {
+bool classifyMaskCode(const Function &Fn, const Block &Blk, ArrayRef<unsigned> Succs,
+                      LaneBlock &LB) {
   const Inst *MaskBranch = nullptr;
   for (unsigned K = 0; K < Blk.Insts.size(); ++K) {
     const Inst &I = Blk.Insts[K];
@@ -158,16 +157,15 @@ bool classifyMaskCode(const Block &Blk, ArrayRef<unsigned> Succs,
       llvm::find_if(MaskBranch->Ops, [](const Operand &O) { return O.isBlock(); });
   if (TargetOp == MaskBranch->Ops.end())
     return false;
-  unsigned Target = Index.lookup(TargetOp->Target);
-  unsigned Other = Succs[0] == Target ? Succs[1] : Succs[0];
+  bool TargetFirst = Fn.Blocks[Succs[0]].get() == TargetOp->Target;
+  unsigned Target = TargetFirst ? Succs[0] : Succs[1];
+  unsigned Other = TargetFirst ? Succs[1] : Succs[0];
   // bnone J: the lanes left out go to J. bany H: the lanes kept go to H.
   bool IsIf = isOpcode(*MaskBranch, simt::Opcode::BNONE);
   LB.LeaveTo = {IsIf ? Target : Other, Fate::Unknown};
   LB.StayTo = {{IsIf ? Other : Target, Fate::Unknown}};
   for (unsigned K = 0; K < static_cast<unsigned>(LB.LeaveAt); ++K)
-    for (const Operand &O : Blk.Insts[K].Ops)
-      if (isVirtualDef(O) && O.R == LB.Flag)
-        LB.FlagWrittenBefore = true;
+    LB.FlagWrittenBefore |= writes(Blk.Insts[K], LB.Flag);
   return true;
 }
 
@@ -183,9 +181,7 @@ Fate fateOnEdge(const Block &From, unsigned End, const LaneBlock &To) {
     return Fate::Unknown;
   for (unsigned K = End; K-- > 0;) {
     const Inst &I = From.Insts[K];
-    bool Writes =
-        llvm::any_of(I.Ops, [&](const Operand &O) { return isVirtualDef(O) && O.R == To.Flag; });
-    if (!Writes)
+    if (!writes(I, To.Flag))
       continue;
     if (I.Opcode != mir::LI || I.Ops.size() != 2 || !I.Ops[1].isImm())
       return Fate::Unknown;
@@ -198,17 +194,11 @@ Fate fateOnEdge(const Block &From, unsigned End, const LaneBlock &To) {
 /// The per-lane CFG of \p Fn, or nothing when a block's mask code is not in
 /// one of the two shapes cfg lowering emits.
 std::optional<std::vector<LaneBlock>> buildLaneCfg(const Function &Fn) {
-  DenseMap<const Block *, unsigned> Index;
-  for (unsigned B = 0; B < Fn.Blocks.size(); ++B)
-    Index[Fn.Blocks[B].get()] = B;
+  std::vector<SmallVector<unsigned, 2>> Succs = successorIndices(Fn);
   std::vector<LaneBlock> Lanes(Fn.Blocks.size());
-  for (unsigned B = 0; B < Fn.Blocks.size(); ++B) {
-    SmallVector<unsigned, 2> Succs;
-    for (const Block *S : mir::successors(Fn, *Fn.Blocks[B]))
-      Succs.push_back(Index.lookup(S));
-    if (!classifyMaskCode(*Fn.Blocks[B], Succs, Index, Lanes[B]))
+  for (unsigned B = 0; B < Fn.Blocks.size(); ++B)
+    if (!classifyMaskCode(Fn, *Fn.Blocks[B], Succs[B], Lanes[B]))
       return std::nullopt;
-  }
   for (unsigned B = 0; B < Fn.Blocks.size(); ++B) {
     LaneBlock &LB = Lanes[B];
     const Block &Blk = *Fn.Blocks[B];
@@ -478,29 +468,46 @@ std::vector<std::pair<Reg, Reg>> copiesByLoopDepth(const Function &Fn, const Can
   return Copies;
 }
 
-/// Makes each def of a merged vreg a PartialDef where another member is
-/// live across it in the warp (before the merge), and deletes IMPLICIT_DEFs
-/// there; see the file comment.
-void keepOtherLanes(Function &Fn, const Candidates &C, Classes &Cls) {
+/// Renames every member of a class to its representative and deletes the
+/// COPYs that leaves between one register and itself. On the way, each def
+/// of a merged vreg becomes a PartialDef where another member is live
+/// across it in the warp (before the merge), and an IMPLICIT_DEF there is
+/// deleted; see the file comment.
+void rewrite(Function &Fn, const Candidates &C, Classes &Cls, CoalesceStats &Stats) {
   Liveness Warp = computeLiveness(Fn);
-  unsigned G = 0;
+  auto OtherMemberLiveAcross = [&](const Operand &O, unsigned Pos) {
+    for (unsigned M : Cls.members(C.indexOf(O.R)).set_bits())
+      if (C.VRegOf[M] != O.R && Warp.Intervals[vregIndex(C.VRegOf[M])].covers(Pos))
+        return true;
+    return false;
+  };
+  std::vector<Reg> RenameTo(C.size());
+  for (unsigned K = 0; K < C.size(); ++K) {
+    RenameTo[K] = C.VRegOf[Cls.find(K)];
+    if (RenameTo[K] != C.VRegOf[K]) {
+      mir::VRegInfo &Rep = Fn.info(RenameTo[K]);
+      Rep.Uniform = Rep.Uniform && Fn.info(C.VRegOf[K]).Uniform;
+    }
+  }
+  unsigned G = 0; // the instruction's number in Warp
   for (auto &B : Fn.Blocks) {
     std::vector<Inst> Kept;
     Kept.reserve(B->Insts.size());
     for (Inst &I : B->Insts) {
       unsigned Pos = 2 * G++ + 1; // where I writes
-      bool OthersLive = false;
-      for (const Operand &O : I.Ops) {
-        if (!isVirtualDef(O) || C.indexOf(O.R) < 0)
-          continue;
-        for (unsigned M : Cls.members(C.indexOf(O.R)).set_bits())
-          if (C.VRegOf[M] != O.R && Warp.Intervals[vregIndex(C.VRegOf[M])].covers(Pos))
-            OthersLive = true;
-      }
+      bool OthersLive = llvm::any_of(I.Ops, [&](const Operand &O) {
+        return isVirtualDef(O) && C.indexOf(O.R) >= 0 && OtherMemberLiveAcross(O, Pos);
+      });
       if (OthersLive && I.Opcode == mir::IMPLICIT_DEF)
         continue;
-      if (OthersLive)
-        I.PartialDef = true;
+      I.PartialDef |= OthersLive;
+      for (Operand &O : I.Ops)
+        if (O.isReg() && mir::isVirtual(O.R) && C.indexOf(O.R) >= 0)
+          O.R = RenameTo[C.indexOf(O.R)];
+      if (I.Opcode == mir::COPY && I.Ops[0].R == I.Ops[1].R) {
+        ++Stats.CopiesRemoved;
+        continue;
+      }
       Kept.push_back(std::move(I));
     }
     B->Insts = std::move(Kept);
@@ -538,32 +545,7 @@ CoalesceStats coalesceLaneCopies(Function &Fn) {
   if (Stats.VRegsMerged == 0)
     return Stats;
 
-  keepOtherLanes(Fn, C, Cls);
-
-  // Rename every member to its class's representative.
-  std::vector<Reg> RenameTo(C.size());
-  for (unsigned K = 0; K < C.size(); ++K)
-    RenameTo[K] = C.VRegOf[Cls.find(K)];
-  for (unsigned K = 0; K < C.size(); ++K)
-    if (RenameTo[K] != C.VRegOf[K]) {
-      mir::VRegInfo &Rep = Fn.info(RenameTo[K]);
-      Rep.Uniform = Rep.Uniform && Fn.info(C.VRegOf[K]).Uniform;
-    }
-  for (auto &B : Fn.Blocks) {
-    std::vector<Inst> Kept;
-    Kept.reserve(B->Insts.size());
-    for (Inst &I : B->Insts) {
-      for (Operand &O : I.Ops)
-        if (O.isReg() && mir::isVirtual(O.R) && C.indexOf(O.R) >= 0)
-          O.R = RenameTo[C.indexOf(O.R)];
-      if (I.Opcode == mir::COPY && I.Ops[0].R == I.Ops[1].R) {
-        ++Stats.CopiesRemoved;
-        continue;
-      }
-      Kept.push_back(std::move(I));
-    }
-    B->Insts = std::move(Kept);
-  }
+  rewrite(Fn, C, Cls, Stats);
   return Stats;
 }
 

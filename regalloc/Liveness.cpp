@@ -74,13 +74,6 @@ unsigned Liveness::blockOf(unsigned G) const {
   return static_cast<unsigned>(It - BlockStart.begin()) - 1;
 }
 
-namespace {
-
-unsigned vregIndex(Reg R) { return R - mir::VirtRegBase; }
-
-bool isVirtualUse(const Operand &O) { return O.isReg() && !O.IsDef && mir::isVirtual(O.R); }
-bool isVirtualDef(const Operand &O) { return O.isReg() && O.IsDef && mir::isVirtual(O.R); }
-
 std::vector<SmallVector<unsigned, 2>> successorIndices(const Function &Fn) {
   DenseMap<const Block *, unsigned> Index;
   for (unsigned B = 0; B < Fn.Blocks.size(); ++B)
@@ -91,6 +84,8 @@ std::vector<SmallVector<unsigned, 2>> successorIndices(const Function &Fn) {
       Succs[B].push_back(Index.lookup(S));
   return Succs;
 }
+
+namespace {
 
 /// Upward-exposed uses (Gen) and defs (Kill) of each block.
 void computeGenKill(const Function &Fn, std::vector<BitVector> &Gen, std::vector<BitVector> &Kill) {

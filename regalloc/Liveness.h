@@ -51,6 +51,20 @@ struct LiveInterval {
   bool covers(unsigned Pos) const;
 };
 
+/// Index of a virtual register among the function's vregs (bit positions in
+/// the sets below).
+inline unsigned vregIndex(mir::Reg R) { return R - mir::VirtRegBase; }
+inline bool isVirtualUse(const mir::Operand &O) {
+  return O.isReg() && !O.IsDef && mir::isVirtual(O.R);
+}
+inline bool isVirtualDef(const mir::Operand &O) {
+  return O.isReg() && O.IsDef && mir::isVirtual(O.R);
+}
+
+/// Per block (Fn.Blocks order), the indices of its successors
+/// (mir::successors: branch targets, then the fall-through block).
+std::vector<llvm::SmallVector<unsigned, 2>> successorIndices(const mir::Function &Fn);
+
 /// True when \p I's register def also reads the register's old value.
 bool defReadsOldValue(const mir::Inst &I);
 

@@ -82,7 +82,6 @@ bool isTerminator(const Inst &I) {
   return D && D->has(simt::IsTerminator);
 }
 
-unsigned vregIndex(Reg R) { return R - VirtRegBase; }
 Reg vregOf(unsigned Index) { return VirtRegBase + Index; }
 
 /// Special registers whose value never changes during a thread's life, so

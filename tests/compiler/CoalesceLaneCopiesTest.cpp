@@ -40,6 +40,7 @@ namespace {
 
 using mirtest::Builder;
 using mirtest::op;
+using mirtest::printed;
 
 /// s2r of the lane number (the interpreter's %tid.x).
 Reg laneId(Builder &Bld) { return Bld.s2r(0); }
@@ -160,20 +161,7 @@ Stored interpret(const Function &Fn) {
   return Out;
 }
 
-std::string printed(const Function &Fn) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  mir::print(OS, Fn, TargetKind::Simt);
-  return S;
-}
-
-unsigned countCopies(const Function &Fn) {
-  unsigned N = 0;
-  for (const auto &B : Fn.Blocks)
-    for (const Inst &I : B->Insts)
-      N += I.Opcode == COPY;
-  return N;
-}
+unsigned countCopies(const Function &Fn) { return mirtest::countOpcode(Fn, COPY); }
 
 struct Coalesced {
   regalloc::CoalesceStats Stats;

@@ -3,7 +3,7 @@
 // What the register-allocation tests (RegAllocTest, CoalesceLaneCopiesTest)
 // build functions with: simt instructions on vregs, appended to one block,
 // in the shapes cfg lowering emits (COPYs with PartialDef marks, exec-mask
-// code, target branches).
+// code, target branches); and what they inspect the result with.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -11,6 +11,11 @@
 #include "isel/MIR.h"
 
 #include "ISA.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <string>
 
 namespace tandem::mirtest {
 
@@ -68,5 +73,26 @@ struct Builder {
   }
   void exit() { emit(mir::Inst(op(simt::Opcode::EXIT), {})); }
 };
+
+/// \p Fn as `--emit mir` prints it, for failure messages.
+inline std::string printed(const mir::Function &Fn) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  mir::print(OS, Fn, mir::TargetKind::Simt);
+  return Text;
+}
+
+inline unsigned countIf(const mir::Function &Fn, const std::function<bool(const mir::Inst &)> &P) {
+  unsigned N = 0;
+  for (const auto &B : Fn.Blocks)
+    for (const mir::Inst &I : B->Insts)
+      N += P(I);
+  return N;
+}
+
+inline unsigned countOpcode(const mir::Function &Fn, unsigned Opc, bool SpillCodeOnly = false) {
+  return countIf(
+      Fn, [&](const mir::Inst &I) { return I.Opcode == Opc && (!SpillCodeOnly || I.IsSpillCode); });
+}
 
 } // namespace tandem::mirtest

@@ -30,7 +30,10 @@ using llvm::Expected;
 namespace {
 
 using mirtest::Builder;
+using mirtest::countIf;
+using mirtest::countOpcode;
 using mirtest::op;
+using mirtest::printed;
 
 std::unique_ptr<Function> cloneFunction(const Function &Fn) {
   auto C = std::make_unique<Function>();
@@ -154,26 +157,7 @@ Expected<std::map<uint32_t, uint32_t>> interpret(const Function &Fn, Machine M) 
 
 // --- helpers for assertions ----------------------------------------------
 
-std::string printed(const Function &Fn) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  print(OS, Fn, TargetKind::Simt);
-  return Text;
-}
-
 std::string errorText(Error E) { return llvm::toString(std::move(E)); }
-
-unsigned countIf(const Function &Fn, const std::function<bool(const Inst &)> &P) {
-  unsigned N = 0;
-  for (const auto &B : Fn.Blocks)
-    for (const Inst &I : B->Insts)
-      N += P(I);
-  return N;
-}
-
-unsigned countOpcode(const Function &Fn, unsigned Opc, bool SpillCodeOnly = false) {
-  return countIf(Fn, [&](const Inst &I) { return I.Opcode == Opc && (!SpillCodeOnly || I.IsSpillCode); });
-}
 
 void expectAllPhysical(const Function &Fn, unsigned NumRegisters) {
   for (const auto &B : Fn.Blocks)
