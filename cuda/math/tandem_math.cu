@@ -11,12 +11,19 @@
 //    enough (powf's logarithm), pairs of floats ("double-float") carry the
 //    extra bits, using fmaf to get products exactly.
 //  - No libm and no C library names: only __builtin_{fmaf,sqrtf,rintf,
-//    floorf,fabsf}, which become single SIMT instructions.
+//    floorf,fabsf,fminf,fmaxf}, which become single SIMT instructions.
 //  - No fptosi on a value that could be NaN, inf or out of int range: LLVM
 //    makes that poison. Inputs are clamped first and special cases chosen
 //    with selects at the end.
 //  - Compiled with -ffp-contract=off so the device computes exactly what the
 //    host test checks; every fused multiply-add is written as fmaf.
+//  - Branch-free: special cases are computed alongside the ordinary path
+//    and chosen with a select at the end, and clamps are fminf/fmaxf. A
+//    branch costs exec-mask operations on simt (and runs both sides when
+//    lanes disagree), and clang makes a branch of any ?: whose arm has
+//    instructions of its own, so each arm is a value computed beforehand.
+//    tests/suite/MathOnDeviceTest.cpp checks that the device computes the
+//    same bits.
 //  - Polynomials are truncated Taylor series on reduced ranges small enough
 //    that the truncation error is far below float rounding (no tables of
 //    fitted coefficients to trust).
@@ -51,7 +58,7 @@ TANDEM_MATH_HELPER bool isFinite(float X) { return __builtin_fabsf(X) < Inf; }
 /// two scale factors, so neither overflows or underflows on the way and a
 /// subnormal result is rounded only in the last multiply.
 TANDEM_MATH_HELPER float scaleByPowerOf2(float R, int I) {
-  int Half = I / 2;
+  int Half = I >> 1; // floor(I / 2): one shift, where I / 2 costs three
   float S1 = asFloat(static_cast<unsigned int>(Half + 127) << 23);
   float S2 = asFloat(static_cast<unsigned int>(I - Half + 127) << 23);
   return (R * S1) * S2;
@@ -127,8 +134,9 @@ TANDEM_MATH_HELPER float reduceByLn2(float X, float &J) {
 }
 
 TANDEM_MATH_HELPER float clampExpArgument(float X) {
-  // NaN compares false both ways and ends up 0; the caller selects NaN.
-  return X > 104.0f ? 104.0f : (X < -104.0f ? -104.0f : (X == X ? X : 0.0f));
+  // fmaxf returns its other operand for a NaN, so NaN becomes -104; the
+  // caller selects NaN.
+  return __builtin_fminf(__builtin_fmaxf(X, -104.0f), 104.0f);
 }
 
 /// The result for exp-like functions where |X| >= Limit or X is NaN.
@@ -147,7 +155,7 @@ TANDEM_MATH_FN float __tandem_expf(float X) {
 }
 
 TANDEM_MATH_FN float __tandem_exp2f(float X) {
-  float C = X > 160.0f ? 160.0f : (X < -160.0f ? -160.0f : (X == X ? X : 0.0f));
+  float C = __builtin_fminf(__builtin_fmaxf(X, -160.0f), 160.0f); // NaN: -160
   float J = __builtin_rintf(C);
   float F = C - J; // exact
   // 2^F = e^(F ln2); F * ln2 as a pair so the argument carries no rounding.
@@ -167,10 +175,10 @@ TANDEM_MATH_HELPER float expm1Reduced(float U) {
   float J;
   float F = reduceByLn2(U, J);
   float P = expm1Kernel(F);
-  if (J == 0.0f)
-    return P;
   // 2^J * (P + 1) - 1 = 2^J * P + (2^J - 1): one rounding when 2^J - 1 is
-  // exact (J <= 24); beyond, the -1 is lost in the rounding anyway.
+  // exact (J <= 24); beyond, the -1 is lost in the rounding anyway. J = 0
+  // needs no case of its own: fma(1, P, 0) is P (the caller never passes
+  // -0, whose sign this would lose).
   int I = static_cast<int>(J);
   float TwoJ = scaleByPowerOf2(1.0f, I);
   return __builtin_fmaf(TwoJ, P, TwoJ - 1.0f);
@@ -181,7 +189,7 @@ TANDEM_MATH_HELPER float expm1Reduced(float U) {
 TANDEM_MATH_FN float __tandem_tanhf(float X) {
   float A = __builtin_fabsf(X);
   // tanh(A) = (e^2A - 1) / (e^2A + 1); rounds to 1 above 9.02.
-  float Clamped = A < 10.0f ? A : 10.0f;
+  float Clamped = __builtin_fminf(A, 10.0f); // NaN: 10
   float E = expm1Reduced(2.0f * Clamped);
   // E / (E + 2) with the denominator's rounding error and the quotient's
   // remainder fed back: only E's own error remains.
@@ -238,9 +246,13 @@ TANDEM_MATH_HELPER LogParts log1pKernel(float F) {
   return {Hi.Hi, Lo};
 }
 
-/// NaN for X < 0 or NaN, -inf for 0, +inf for +inf; 0 otherwise (unused).
+/// NaN for X < 0 or NaN, -inf for 0, +inf for +inf; X + X otherwise
+/// (unused). Each choice is between values computed beforehand, so clang
+/// makes selects, not branches (see "Branch-free" above).
 TANDEM_MATH_HELPER float logSpecial(float X) {
-  return X == 0.0f ? -Inf : (X < 0.0f ? quietNaN() : X + X);
+  float NaNOrInf = X + X; // a NaN or +inf stays what it is
+  float NotZero = X < 0.0f ? quietNaN() : NaNOrInf;
+  return X == 0.0f ? -Inf : NotZero;
 }
 
 TANDEM_MATH_HELPER bool logArgumentIsOrdinary(float X) { return X > 0.0f && X < Inf; }
@@ -255,7 +267,8 @@ TANDEM_MATH_FN float __tandem_logf(float X) {
   float Ef = static_cast<float>(E);
   // E * ln2 + Hi + Lo; E * LnTwoHi is exact and dominates when E != 0.
   float Result = __builtin_fmaf(Ef, LnTwoHi, L.Hi + __builtin_fmaf(Ef, LnTwoLo, L.Lo));
-  return logArgumentIsOrdinary(X) ? Result : logSpecial(X);
+  float Special = logSpecial(X);
+  return logArgumentIsOrdinary(X) ? Result : Special;
 }
 
 namespace {
@@ -299,7 +312,8 @@ TANDEM_MATH_FN float __tandem_log2f(float X) {
   DoubleFloat P = twoProd(L.Hi, Log2EHi);
   float Tail = __builtin_fmaf(L.Lo, Log2EHi, __builtin_fmaf(L.Hi, Log2ELo, P.Lo));
   float Result = static_cast<float>(E) + (P.Hi + Tail);
-  return logArgumentIsOrdinary(X) ? Result : logSpecial(X);
+  float Special = logSpecial(X);
+  return logArgumentIsOrdinary(X) ? Result : Special;
 }
 
 TANDEM_MATH_FN float __tandem_rsqrtf(float X) { return 1.0f / __builtin_sqrtf(X); }
@@ -308,14 +322,16 @@ TANDEM_MATH_FN float __tandem_rsqrtf(float X) { return 1.0f / __builtin_sqrtf(X)
 
 namespace {
 
-/// 0: not an integer (or not finite), 1: odd integer, 2: even integer.
-TANDEM_MATH_HELPER int integerKind(float Y) {
-  if (!isFinite(Y) || __builtin_floorf(Y) != Y)
-    return 0;
-  // Above 2^24 every float is even.
-  if (__builtin_fabsf(Y) >= 16777216.0f)
-    return 2;
-  return (static_cast<int>(Y) & 1) ? 1 : 2;
+/// Whether Y is an integer, and an odd one, without converting Y to int
+/// (Y may be huge, inf or NaN). Y / 2 is exact for every Y that is an
+/// integer, and above 2^24 every float is even.
+struct IntegerKind {
+  bool IsInteger, IsOdd;
+};
+TANDEM_MATH_HELPER IntegerKind integerKind(float Y) {
+  bool IsInteger = isFinite(Y) && __builtin_floorf(Y) == Y;
+  float Half = Y * 0.5f;
+  return {IsInteger, IsInteger && __builtin_floorf(Half) != Half};
 }
 
 /// 2^(T.Hi + T.Lo) for a pair T, |T.Hi| <= 160.
@@ -331,57 +347,62 @@ TANDEM_MATH_HELPER float exp2Extended(DoubleFloat T) {
 }
 
 /// pow for the cases C99 (and CUDA) define specially; Handled says whether
-/// this was one.
-TANDEM_MATH_HELPER float powSpecial(float X, float Y, bool &Handled) {
-  Handled = true;
+/// this was one. Every case's value is computed, then the rules are applied
+/// from the weakest to the strongest, each a select (see "Branch-free").
+TANDEM_MATH_HELPER float powSpecial(float X, float Y, IntegerKind YKind, bool &Handled) {
   float AX = __builtin_fabsf(X);
-  int YKind = integerKind(Y);
-  if (Y == 0.0f || X == 1.0f)
-    return 1.0f;
-  if (isNaN(X) || isNaN(Y))
-    return X + Y;
-  if (!isFinite(Y)) {
-    if (AX == 1.0f)
-      return 1.0f;
-    return (AX < 1.0f) == (Y < 0.0f) ? Inf : 0.0f;
-  }
-  if (X == 0.0f || !isFinite(X)) {
-    // 0^Y and inf^Y: magnitude 0 or inf, sign of X for odd integer Y.
-    bool Large = (X == 0.0f) == (Y < 0.0f);
-    float Magnitude = Large ? Inf : 0.0f;
-    return YKind == 1 ? __builtin_bit_cast(float, asBits(Magnitude) | (asBits(X) & 0x80000000u))
-                      : Magnitude;
-  }
-  if (X < 0.0f && YKind == 0)
-    return quietNaN();
-  Handled = false;
-  return 0.0f;
+  // A negative X to a non-integer power.
+  bool NegativeBase = X < 0.0f && !YKind.IsInteger;
+  float Result = quietNaN();
+  // 0^Y and inf^Y: magnitude 0 or inf, with X's sign for an odd integer Y.
+  bool ZeroOrInfBase = X == 0.0f || !isFinite(X);
+  float Magnitude = (X == 0.0f) == (Y < 0.0f) ? Inf : 0.0f;
+  float SignedMagnitude = asFloat(asBits(Magnitude) | (asBits(X) & 0x80000000u));
+  float ZeroOrInfPower = YKind.IsOdd ? SignedMagnitude : Magnitude;
+  Result = ZeroOrInfBase ? ZeroOrInfPower : Result;
+  // Y = +-inf: 1 for |X| = 1, else 0 or inf.
+  float InfExponentPower = (AX < 1.0f) == (Y < 0.0f) ? Inf : 0.0f;
+  InfExponentPower = AX == 1.0f ? 1.0f : InfExponentPower;
+  Result = !isFinite(Y) ? InfExponentPower : Result;
+  // A NaN operand (after the rules above, which NaN's "not finite" met).
+  float NaNSum = X + Y;
+  bool AnyNaN = isNaN(X) || isNaN(Y);
+  Result = AnyNaN ? NaNSum : Result;
+  // x^0 and 1^y are 1, even for NaN.
+  bool One = Y == 0.0f || X == 1.0f;
+  Result = One ? 1.0f : Result;
+  Handled = One || AnyNaN || !isFinite(Y) || ZeroOrInfBase || NegativeBase;
+  return Result;
 }
 
 } // namespace
 
 TANDEM_MATH_FN float __tandem_powf(float X, float Y) {
+  IntegerKind YKind = integerKind(Y);
   bool Handled;
-  float Special = powSpecial(X, Y, Handled);
-  if (Handled)
-    return Special;
+  float Special = powSpecial(X, Y, YKind, Handled);
+  // The ordinary path runs on every input, on stand-ins (1^0) where a
+  // special case holds, so no value it converts to int is NaN or inf.
+  float OrdinaryX = Handled ? 1.0f : __builtin_fabsf(X);
+  float OrdinaryY = Handled ? 0.0f : Y;
   // |X|^Y = 2^(Y log2|X|), with log2 and the product carried as pairs
   // because 2^T turns an absolute error in T into a relative one.
-  DoubleFloat L = log2Extended(__builtin_fabsf(X));
-  DoubleFloat T = twoProd(Y, L.Hi);
-  float Result;
+  DoubleFloat L = log2Extended(OrdinaryX);
+  DoubleFloat T = twoProd(OrdinaryY, L.Hi);
   // Decide overflow and underflow on the leading product alone: it may be
-  // infinite, and then the pair arithmetic below would make NaN.
-  if (T.Hi > 150.0f)
-    Result = Inf;
-  else if (T.Hi < -160.0f)
-    Result = 0.0f;
-  else {
-    T.Lo = __builtin_fmaf(Y, L.Lo, T.Lo);
-    Result = exp2Extended(fastTwoSum(T.Hi, T.Lo));
-  }
-  bool Negative = X < 0.0f && integerKind(Y) == 1;
-  return Negative ? -Result : Result;
+  // infinite, and then the pair arithmetic would make NaN, so the pair is
+  // built from a clamped leading part and, out of range, no trailing one.
+  bool Overflow = T.Hi > 150.0f;
+  bool Underflow = T.Hi < -160.0f;
+  float Hi = __builtin_fminf(__builtin_fmaxf(T.Hi, -160.0f), 150.0f);
+  float Lo = __builtin_fmaf(OrdinaryY, L.Lo, T.Lo);
+  Lo = Overflow || Underflow ? 0.0f : Lo;
+  float InRange = exp2Extended(fastTwoSum(Hi, Lo));
+  float OutOfRange = Overflow ? Inf : 0.0f;
+  float Magnitude = Overflow || Underflow ? OutOfRange : InRange;
+  float Negated = -Magnitude;
+  float Result = X < 0.0f && YKind.IsOdd ? Negated : Magnitude;
+  return Handled ? Special : Result;
 }
 
 // ---- sinf, cosf -------------------------------------------------------------
@@ -430,9 +451,13 @@ TANDEM_MATH_HELPER float sinOrCos(float X, int QuadrantOffset) {
   float R = reduceByHalfPi(Ordinary, Quadrant);
   // Beyond the reduction's accurate range R can be far off; clamping keeps
   // the result in [-1, 1] there (and changes nothing below the limit).
-  R = R > 1.0f ? 1.0f : (R < -1.0f ? -1.0f : R);
+  R = __builtin_fminf(__builtin_fmaxf(R, -1.0f), 1.0f);
   Quadrant = (Quadrant + QuadrantOffset) & 3;
-  float V = (Quadrant & 1) ? cosKernel(R) : sinKernel(R);
+  // Both kernels, then a select: lanes' quadrants differ, so a branch
+  // would run both anyway, plus its mask operations.
+  float Cos = cosKernel(R);
+  float Sin = sinKernel(R);
+  float V = (Quadrant & 1) ? Cos : Sin;
   V = (Quadrant & 2) ? -V : V;
   return isFinite(X) ? V : quietNaN();
 }
@@ -440,5 +465,8 @@ TANDEM_MATH_HELPER float sinOrCos(float X, int QuadrantOffset) {
 } // namespace
 
 // sin(-0) is -0, which the reduction (J = 0, R = -0 + -0 * C = +0) loses.
-TANDEM_MATH_FN float __tandem_sinf(float X) { return X == 0.0f ? X : sinOrCos(X, 0); }
+TANDEM_MATH_FN float __tandem_sinf(float X) {
+  float Sin = sinOrCos(X, 0);
+  return X == 0.0f ? X : Sin;
+}
 TANDEM_MATH_FN float __tandem_cosf(float X) { return sinOrCos(X, 1); }
