@@ -1607,6 +1607,14 @@ private:
       return byPattern(II, ("vote." + Kind).str(),
                        argsOf({II.getArgOperand(1), II.getArgOperand(0)})); // pred, mask
     }
+    // The float operations the math library's ptx variant uses (target/ptx
+    // patterns): ex2.approx{.ftz}, cvt.sat, fma.rm.
+    if (is_contained({"llvm.nvvm.ex2.approx.ftz.f", "llvm.nvvm.ex2.approx.f",
+                      "llvm.nvvm.saturate.f", "llvm.nvvm.fma.rm.f"},
+                     Name)) {
+      SmallVector<Value *, 3> Args(II.args());
+      return byPattern(II, Name, argsOf(Args));
+    }
     return cannotSelect(II, "this NVVM intrinsic has no ptx lowering yet");
   }
 

@@ -24,6 +24,9 @@
 //    instructions of its own, so each arm is a value computed beforehand.
 //    tests/suite/MathOnDeviceTest.cpp checks that the device computes the
 //    same bits.
+//  - Two variants: the build compiles this file for simt (nvptx, 32-bit)
+//    and, with TANDEM_MATH_PTX, for ptx (nvptx64), where expf and exp2f
+//    are nvcc's sequences around the GPU's ex2.approx instead.
 //  - Polynomials are truncated Taylor series on reduced ranges small enough
 //    that the truncation error is far below float rounding (no tables of
 //    fitted coefficients to trust).
@@ -40,7 +43,9 @@
 #define TANDEM_MATH_FN extern "C" __attribute__((device))
 #define TANDEM_MATH_HELPER static __attribute__((device)) __inline__ __attribute__((always_inline))
 #else
-#define TANDEM_MATH_FN extern "C"
+// static: a test may include the file twice (simt and ptx variants) in one
+// program.
+#define TANDEM_MATH_FN [[maybe_unused]] static
 #define TANDEM_MATH_HELPER static inline
 #endif
 
@@ -133,6 +138,39 @@ TANDEM_MATH_HELPER float reduceByLn2(float X, float &J) {
   return __builtin_fmaf(J, -LnTwoLo, F);
 }
 
+} // namespace
+
+#ifdef TANDEM_MATH_PTX
+
+// expf and exp2f for ptx: nvcc's own sequences (libdevice's; see its PTX
+// for expf), operation for operation, around the GPU's ex2.approx. NVIDIA
+// documents both within 2 ulp; the host test (MathLibPtxTest) checks the
+// reduction around an exact 2^x; only a GPU runs the real instruction
+// (scripts/gpu-check.sh).
+
+TANDEM_MATH_FN float __tandem_expf(float X) {
+  // J = floor(X log2(e)) clamped to [-126, 126]: T maps X log2(e) in
+  // [-126, 126] to [0, 1], and adding 252 T to 1.5 * 2^23 + 1, rounding
+  // down, leaves J + 127 in the low bits of Biased (its ulp is 1).
+  float T = __builtin_fmaf(X, 0x1.77313ap-8f, 0.5f); // (X log2(e) + 126) / 252
+  float Biased = __nvvm_fma_rm_f(__nvvm_saturate_f(T), 252.0f, 0x1.800002p+23f);
+  float J = Biased - 0x1.8000fep+23f; // exact
+  // F = X log2(e) - J, log2(e) in two parts so the product is not rounded
+  // before J is taken off.
+  float F = __builtin_fmaf(X, 0x1.715476p+0f, -J);
+  F = __builtin_fmaf(X, 0x1.4ae0c0p-26f, F);
+  // 2^J from J + 127 shifted into the exponent field. Beyond the clamp F
+  // carries the rest: 2^F overflows to inf, or is flushed to 0.
+  float TwoToJ = asFloat(asBits(Biased) << 23);
+  return __nvvm_ex2_approx_ftz_f(F) * TwoToJ;
+}
+
+TANDEM_MATH_FN float __tandem_exp2f(float X) { return __nvvm_ex2_approx_f(X); }
+
+#else // simt: no ex2 instruction
+
+namespace {
+
 TANDEM_MATH_HELPER float clampExpArgument(float X) {
   // fmaxf returns its other operand for a NaN, so NaN becomes -104; the
   // caller selects NaN.
@@ -167,6 +205,8 @@ TANDEM_MATH_FN float __tandem_exp2f(float X) {
   float Result = scaleByPowerOf2(R, static_cast<int>(J));
   return __builtin_fabsf(X) < 160.0f ? Result : expSpecial(X);
 }
+
+#endif // TANDEM_MATH_PTX
 
 namespace {
 

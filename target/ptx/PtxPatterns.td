@@ -79,6 +79,10 @@ defm : FpUnPat<frint, "CVT_rni">;
 
 def : Pat<(fma F32:$a, F32:$b, F32:$c), (FMA_F32 F32:$a, F32:$b, F32:$c)>;
 def : Pat<(fma F64:$a, F64:$b, F64:$c), (FMA_F64 F64:$a, F64:$b, F64:$c)>;
+def : Pat<(nvvm_ex2_approx_ftz F32:$a), (EX2_APPROX_FTZ_F32 F32:$a)>;
+def : Pat<(nvvm_ex2_approx F32:$a), (EX2_APPROX_F32 F32:$a)>;
+def : Pat<(nvvm_saturate F32:$a), (CVT_SAT_F32 F32:$a)>;
+def : Pat<(nvvm_fma_rm F32:$a, F32:$b, F32:$c), (FMA_RM_F32 F32:$a, F32:$b, F32:$c)>;
 
 // Conversions: the result class picks the instruction.
 def : Pat<(sitofp B32:$a), (CVT_F32_S32 B32:$a)>;
