@@ -565,6 +565,13 @@ Problem timingProblem(const Json &S, Rng &R, std::string &Label) {
     } else if (Case == "divergent") {
       P.Buffers = {randomBuffer("in", "u32", N, R), outBuffer("out", "u32", N)};
       P.Launches = {launch1D(Case, ceilDiv(N, 128), 128, {buf(0), buf(1), val(N)})};
+    } else if (Case == "math_functions") {
+      // x, p and y in the suite's ranges (microbench/kernels/math.cu); ten
+      // results per input, one slice per function.
+      P.Buffers = {randomBuffer("x", "f32", N, R, -80, 80),
+                   randomBuffer("p", "f32", N, R, 1e-3f, 80), randomBuffer("y", "f32", N, R, -4, 4),
+                   outBuffer("out", "f32", 10 * N)};
+      P.Launches = {launch1D(Case, ceilDiv(N, 128), 128, {buf(0), buf(1), buf(2), buf(3), val(N)})};
     } else {
       throw std::runtime_error("timing spec: generator 'vector' does not know case '" + Case +
                                "'");

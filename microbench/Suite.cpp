@@ -845,6 +845,44 @@ void refSoftmax(Problem &P) {
   P.Checks.push_back(approx(indexOf(P, "out"), Want, {}, 1e-5));
 }
 
+//===--- math_functions ---------------------------------------------------===//
+
+/// The slices of math_functions's output, in the kernel's order.
+constexpr unsigned MathFunctionCount = 10;
+
+Problem genMathFunctions(std::mt19937 &Rng, const Limits &L) {
+  Problem P;
+  const uint32_t N = 2048 + 29, B = blockSize(L, 128);
+  P.Sizes["n"] = N;
+  unsigned X = P.addBuffer("x", Role::In, Elem::F32, randomFloats(Rng, N, -80, 80));
+  unsigned Pos = P.addBuffer("p", Role::In, Elem::F32, randomFloats(Rng, N, 1e-3f, 80));
+  unsigned Y = P.addBuffer("y", Role::In, Elem::F32, randomFloats(Rng, N, -4, 4));
+  unsigned Out = P.addOutput("out", Elem::F32, MathFunctionCount * N);
+  P.Launches.push_back(
+      launch1D("math_functions", ceilDiv(N, B), B,
+               {Arg::buffer(X), Arg::buffer(Pos), Arg::buffer(Y), Arg::buffer(Out), Arg::s32(N)}));
+  return P;
+}
+
+// The double-precision C library, rounded to float: the correctly rounded
+// result but for rare double roundings. The library promises 2 ulp, at
+// most 2^-22 of the value; the tolerance adds a little for the reference.
+void refMathFunctions(Problem &P) {
+  const uint32_t N = P.size("n");
+  std::vector<float> X = floats(P.buffer("x")), Pos = floats(P.buffer("p")),
+                     Y = floats(P.buffer("y"));
+  std::vector<double> Want(MathFunctionCount * N);
+  for (uint32_t I = 0; I < N; ++I) {
+    double A = X[I], B = Pos[I];
+    const double Results[MathFunctionCount] = {
+        std::exp(A), std::exp2(A), std::log(B),        std::log2(B), std::sin(A),
+        std::cos(A), std::tanh(A), 1.0 / std::sqrt(B), std::sqrt(B), std::pow(B, double(Y[I]))};
+    for (unsigned F = 0; F < MathFunctionCount; ++F)
+      Want[F * N + I] = Results[F];
+  }
+  P.Checks.push_back(approx(indexOf(P, "out"), Want, {}, 2.5e-7));
+}
+
 //===--- Comparing results ------------------------------------------------===//
 
 std::string showValue(uint32_t Bits, Elem Type) {
@@ -1025,8 +1063,7 @@ Limits Limits::of(const AcceleratorConfig &C) {
 ArrayRef<SuiteCase> suiteCases() {
   static const SuiteCase Cases[] = {
       {"vadd", "vadd.cu", "c = a + b, one thread per element", genVadd, refVadd},
-      {"saxpy", "saxpy.cu", "y = a*x + y: float parameter, in-out buffer, FMA", genSaxpy,
-       refSaxpy},
+      {"saxpy", "saxpy.cu", "y = a*x + y: float parameter, in-out buffer, FMA", genSaxpy, refSaxpy},
       {"block_reduce", "reduce.cu", "shared-memory tree reduction with __syncthreads",
        genBlockReduce, refBlockReduce},
       {"warp_reduce", "shfl_reduce.cu", "__shfl_down_sync reduction + atomicAdd per warp",
@@ -1035,33 +1072,35 @@ ArrayRef<SuiteCase> suiteCases() {
        genHistogram, refHistogram},
       {"sgemm_tiled", "gemm.cu", "16x16 shared tiles, M, N, K not multiples of 16", genGemm,
        refGemm},
-      {"transpose", "transpose.cu", "32x33 padded shared tile, partial edge tiles",
-       genTranspose, refTranspose},
-      {"stencil5", "stencil.cu", "2-D 5-point stencil, boundary copied", genStencil,
-       refStencil},
+      {"transpose", "transpose.cu", "32x33 padded shared tile, partial edge tiles", genTranspose,
+       refTranspose},
+      {"stencil5", "stencil.cu", "2-D 5-point stencil, boundary copied", genStencil, refStencil},
       {"const_conv", "const_conv.cu",
-       "9-tap convolution, coefficients and tables in __constant__ memory (ld.const)",
-       genConstConv, refConstConv},
-      {"scan", "scan.cu", "Hillis-Steele block scan + block offsets, three launches",
-       genScan, refScan},
-      {"spmv_scalar", "spmv.cu", "CSR SpMV, a thread per row (per-lane trip counts)",
-       genSpmvScalar, refSpmv},
-      {"spmv_vector", "spmv.cu", "CSR SpMV, a warp per row with a shuffle reduction",
-       genSpmvVector, refSpmv},
+       "9-tap convolution, coefficients and tables in __constant__ memory (ld.const)", genConstConv,
+       refConstConv},
+      {"scan", "scan.cu", "Hillis-Steele block scan + block offsets, three launches", genScan,
+       refScan},
+      {"spmv_scalar", "spmv.cu", "CSR SpMV, a thread per row (per-lane trip counts)", genSpmvScalar,
+       refSpmv},
+      {"spmv_vector", "spmv.cu", "CSR SpMV, a warp per row with a shuffle reduction", genSpmvVector,
+       refSpmv},
       {"spmv_balanced", "spmv_balanced.cu",
        "CSR SpMV by merge path on a power-law matrix: equal work per thread, carry fixup",
        genSpmvBalanced, refSpmvBalanced},
-      {"spmm", "spmm.cu", "CSR x dense: a thread per output, warp shares a row of A",
-       genSpmm, refSpmm},
+      {"spmm", "spmm.cu", "CSR x dense: a thread per output, warp shares a row of A", genSpmm,
+       refSpmm},
       {"divergent", "divergent.cu",
        "nested data-dependent branches, per-lane loop trips, break/continue, early return",
        genDivergent, refDivergent},
-      {"many_live", "spill.cu", "40 live accumulators: spills at 16 and 32 registers",
-       genSpill, refSpill, /*MustSpill=*/true},
+      {"many_live", "spill.cu", "40 live accumulators: spills at 16 and 32 registers", genSpill,
+       refSpill, /*MustSpill=*/true},
       {"hash64", "hash64.cu", "64-bit splitmix64 + fmix64 on a 32-bit machine", genHash64,
        refHash64},
-      {"softmax_rows", "softmax.cu", "row softmax: dynamic shared, max/sum trees, expf",
-       genSoftmax, refSoftmax},
+      {"softmax_rows", "softmax.cu", "row softmax: dynamic shared, max/sum trees, expf", genSoftmax,
+       refSoftmax},
+      {"math_functions", "math.cu",
+       "every math-library function (expf .. powf) on its own slice: branch-free FPU code",
+       genMathFunctions, refMathFunctions},
   };
   return Cases;
 }

@@ -96,4 +96,16 @@ for t in spmm:
     assert "time" in t["variants"]["ours"], ("our spmm_csr was not timed", t)
 assert [m["matrix"] for m in r["summary"]["spmm"]] == [t["matrix"] for t in spmm], r["summary"]
 PY
-echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete); const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices"
+# Every timing spec names a case the runner can build: math_functions's
+# large problem (the fake computes nothing, so only the plumbing).
+"$tandem" suite-export "$work/math-bundle" --case math_functions --no-llc > /dev/null
+TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/math-bundle" --out "$work/m.json" \
+  --only math_functions --reps 20 > "$work/out.txt" 2>&1 || true
+python3 - "$work/m.json" <<'PY' || { cat "$work/out.txt"; exit 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+math = [t for t in r["timing"] if t["case"] == "math_functions"]
+assert [t["size"] for t in math] == ["n=4194304"], ("math_functions timing entries", r["timing"])
+assert "time" in math[0]["variants"]["ours"], ("our math_functions was not timed", math[0])
+PY
+echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete); const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed"

@@ -2,7 +2,7 @@
 //
 // MathLibTest checks cuda/math/tandem_math.cu compiled for the host against
 // double precision. This test checks that the device computes exactly those
-// bits: tests/suite/kernels/math_functions.cu, compiled by our back end for
+// bits: the suite's microbench/kernels/math.cu, compiled by our back end for
 // simt (the front end links the library's bitcode, Prepare inlines it, then
 // selection, scheduling and allocation), runs every library function on
 // iss and rtl, and each result must equal the host library's bit for bit
@@ -42,7 +42,7 @@ namespace {
 constexpr float Infinity = std::numeric_limits<float>::infinity();
 constexpr uint32_t PoisonBits = 0x7f8dead5u; // a signalling NaN no function returns
 
-/// The host library, in math_functions.cu's order of output slices.
+/// The host library, in math.cu's order of output slices.
 struct HostFunction {
   const char *Name;
   float (*Unary)(float);
@@ -181,8 +181,8 @@ TEST_P(MathOnDevice, EveryFunctionMatchesTheHostLibraryBitForBit) {
   ASSERT_FALSE(HasFailure());
   const uint32_t Block = 128;
   testing_support::launch1D(Dev, "math_functions", (N + Block - 1) / Block, Block,
-                            {KernelArg::ptr(DX), KernelArg::ptr(DY), KernelArg::ptr(DOut),
-                             KernelArg::s32(static_cast<int32_t>(N))});
+                            {KernelArg::ptr(DX), KernelArg::ptr(DX), KernelArg::ptr(DY),
+                             KernelArg::ptr(DOut), KernelArg::s32(static_cast<int32_t>(N))});
   ASSERT_FALSE(HasFatalFailure());
   Error E = Dev.read(MutableArrayRef<float>(Out), DOut);
   ASSERT_FALSE(bool(E)) << toString(std::move(E));
