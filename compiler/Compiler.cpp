@@ -27,6 +27,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Timer.h"
+
+#include <optional>
 
 using namespace llvm;
 
@@ -52,6 +55,18 @@ void printStage(const CompileOptions &Opts, StringRef Stage, const mir::Function
   mir::print(*Opts.PrintStream, Fn, T);
 }
 
+/// Times \p Stage while in scope when --time-passes is on; the timers of
+/// one name add up over kernels and calls.
+NamedRegionTimer stageTimer(StringRef Stage, const CompileOptions &Opts) {
+  return NamedRegionTimer(Stage, Stage, "tandem", "Tandem compile stages", Opts.TimePasses);
+}
+
+/// Ends \p T's stage, if any, and starts timing \p Stage in it.
+void startStage(std::optional<NamedRegionTimer> &T, StringRef Stage, const CompileOptions &Opts) {
+  T.reset();
+  T.emplace(Stage, Stage, "tandem", "Tandem compile stages", Opts.TimePasses);
+}
+
 /// A stage's output must satisfy the MIR invariants the next stage assumes;
 /// a violation is a compiler bug, reported with the stage that caused it.
 Error verifyAfter(StringRef Stage, const mir::Function &Fn, bool AfterCfgLowering,
@@ -68,8 +83,11 @@ Error verifyAfter(StringRef Stage, const mir::Function &Fn, bool AfterCfgLowerin
 Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream *Asm,
                     emit::SimtImageBuilder *Image, raw_ostream *MirOut,
                     KernelReport &Report) {
+  std::optional<NamedRegionTimer> Timer;
+  startStage(Timer, "isel", Opts);
   Expected<std::unique_ptr<mir::Function>> Selected =
       isel::selectSimt(Kernel, frontend::kernelDisplayName(Kernel));
+  Timer.reset();
   if (!Selected)
     return Selected.takeError();
   mir::Function &Fn = **Selected;
@@ -81,20 +99,27 @@ Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream *A
     sched::ScheduleOptions Sched;
     Sched.NumRegisters = Opts.NumRegisters;
     Sched.GlobalMemoryLatency = Opts.GlobalMemoryLatency;
+    startStage(Timer, "schedule", Opts);
     sched::scheduleFunction(Fn, Sched);
+    Timer.reset();
     if (Error E = verifyAfter("schedule", Fn, /*AfterCfgLowering=*/false))
       return E;
     printStage(Opts, "schedule", Fn);
   }
 
-  if (Error E = isel::lowerControlFlow(Fn))
-    return E;
+  startStage(Timer, "lower-cfg", Opts);
+  Error Lowered = isel::lowerControlFlow(Fn);
+  Timer.reset();
+  if (Lowered)
+    return Lowered;
   if (Error E = verifyAfter("lower-cfg", Fn, /*AfterCfgLowering=*/true))
     return E;
   printStage(Opts, "lower-cfg", Fn);
 
   if (Opts.OptLevel > 0 && Opts.CoalesceLaneCopies) {
+    startStage(Timer, "coalesce", Opts);
     regalloc::coalesceLaneCopies(Fn);
+    Timer.reset();
     if (Error E = verifyAfter("coalesce", Fn, /*AfterCfgLowering=*/true))
       return E;
     printStage(Opts, "coalesce", Fn);
@@ -103,12 +128,16 @@ Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream *A
   regalloc::RegAllocOptions RA;
   RA.NumRegisters = Opts.NumRegisters;
   RA.Check = Opts.CheckAllocation;
-  if (Error E = regalloc::allocateRegisters(Fn, RA))
-    return E;
+  startStage(Timer, "regalloc", Opts);
+  Error Allocated = regalloc::allocateRegisters(Fn, RA);
+  Timer.reset();
+  if (Allocated)
+    return Allocated;
   if (Error E = verifyAfter("regalloc", Fn, /*AfterCfgLowering=*/true))
     return E;
   printStage(Opts, "regalloc", Fn);
 
+  startStage(Timer, "emit", Opts);
   if (MirOut)
     mir::print(*MirOut, Fn, mir::TargetKind::Simt);
   if (Asm)
@@ -116,6 +145,7 @@ Error compileKernel(Function &Kernel, const CompileOptions &Opts, raw_ostream *A
   if (Image)
     if (Error E = Image->addKernel(Fn))
       return E;
+  Timer.reset();
 
   Report.Name = Fn.Name;
   Report.RegistersUsed = Fn.Stats.RegistersUsed;
@@ -139,14 +169,19 @@ Expected<CompileResult> compilePtxModule(Module &M, StringRef SourceName,
   std::string MirText;
   raw_string_ostream Mir(MirText);
   for (Function *K : Kernels) {
+    std::optional<NamedRegionTimer> Timer;
+    startStage(Timer, "isel", Opts);
     Expected<isel::PtxSelection> S = isel::selectPtx(*K, frontend::kernelDisplayName(*K));
+    Timer.reset();
     if (!S)
       return S.takeError();
     mir::Function &Fn = *S->Fn;
     if (Error E = verifyAfter("isel", Fn, /*AfterCfgLowering=*/false, mir::TargetKind::Ptx))
       return E;
     printStage(Opts, "isel", Fn, mir::TargetKind::Ptx);
+    startStage(Timer, "out-of-ssa", Opts);
     isel::lowerPtxOutOfSSA(Fn);
+    Timer.reset();
     if (Error E = verifyAfter("out-of-ssa", Fn, /*AfterCfgLowering=*/false, mir::TargetKind::Ptx))
       return E;
     printStage(Opts, "out-of-ssa", Fn, mir::TargetKind::Ptx);
@@ -174,6 +209,7 @@ Expected<CompileResult> compilePtxModule(Module &M, StringRef SourceName,
   PO.SourceName = sys::path::filename(SourceName).str();
   PO.OptLevel = Opts.OptLevel;
   raw_string_ostream OS(Result.Text);
+  NamedRegionTimer EmitTimer = stageTimer("emit", Opts);
   emit::printPtxModule(OS, Refs, *Exported, PO);
   return Result;
 }
@@ -207,7 +243,10 @@ Expected<CompileResult> compileFile(StringRef Path, const CompileOptions &Opts) 
   FE.OptLevel = Opts.OptLevel;
   FE.Arch = Opts.Arch;
   FE.ExtraClangArgs = Opts.ExtraClangArgs;
+  std::optional<NamedRegionTimer> Timer;
+  startStage(Timer, "front-end", Opts);
   Expected<std::unique_ptr<Module>> M = frontend::loadKernelSource(Path, Ctx, FE);
+  Timer.reset();
   if (!M)
     return M.takeError();
 
@@ -216,8 +255,11 @@ Expected<CompileResult> compileFile(StringRef Path, const CompileOptions &Opts) 
   Prep.OptLevel = Opts.OptLevel;
   Prep.PrintAfter = Opts.PrintAfter;
   Prep.PrintStream = Opts.PrintStream;
-  if (Error E = isel::prepareModule(**M, Prep))
-    return E;
+  startStage(Timer, "prepare", Opts);
+  Error Prepared = isel::prepareModule(**M, Prep);
+  Timer.reset();
+  if (Prepared)
+    return Prepared;
 
   if (Opts.Emit == EmitKind::LL) {
     CompileResult Result;

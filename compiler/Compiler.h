@@ -59,6 +59,10 @@ struct CompileOptions {
   /// Lane-aware copy coalescing before register allocation at -O1 and
   /// above (--no-coalesce: off, to see what it gives).
   bool CoalesceLaneCopies = true;
+  /// --time-passes, as llc's: time each stage (front end, prepare, and the
+  /// back end's stages summed over kernels) in llvm::NamedRegionTimers of
+  /// the group "tandem"; LLVM prints the table to standard error at exit.
+  bool TimePasses = false;
 };
 
 /// simt at -O2, a kernel image, with what \p C decides: its registers and

@@ -4,6 +4,7 @@
 //                  [--emit ll|mir|asm|obj] [-o OUT] [--config CFG.json]
 //                  [--print-after PASS]... [--arch sm_90] [-I DIR]
 //                  [-D NAME[=V]] [--stats] [--no-schedule] [--no-coalesce]
+//                  [--time-passes]
 //
 // Runs the back end (compiler/Compiler.h) and writes one output, atomically
 // (a temporary file next to OUT, then rename), so a failed compile never
@@ -72,6 +73,10 @@ void printCompileHelp(raw_ostream &OS) {
         "  --stats             print, per kernel, registers used, spill bytes "
         "and instructions\n"
         "                      to standard error\n"
+        "  --time-passes       time each stage (front-end, prepare, isel, schedule, ...) "
+        "and print\n"
+        "                      the table to standard error at exit, as llc -time-passes "
+        "does\n"
         "  -h, --help          print this help\n";
 }
 
@@ -145,6 +150,8 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       O.Compile.Schedule = false;
     } else if (Args.flag("--no-coalesce")) {
       O.Compile.CoalesceLaneCopies = false;
+    } else if (Args.flag("--time-passes")) {
+      O.Compile.TimePasses = true;
     } else if (Name == "--target") {
       if (!Value())
         return Need();
