@@ -89,6 +89,15 @@ inline std::vector<float> commonEdges() {
           -std::numeric_limits<float>::max()};
 }
 
+/// powf's special operands: the edge cases and integers odd and even,
+/// small and beyond 2^24, non-integers; every pair is a case C99 defines.
+inline std::vector<float> powSpecialOperands() {
+  std::vector<float> Specials = commonEdges();
+  for (float V : {3.0f, -3.0f, 0.25f, -2.5f, 1e9f, -1e9f, 16777216.0f, 16777217.0f})
+    Specials.push_back(V);
+  return Specials;
+}
+
 inline Worst checkUnary(const char *Name, float (*Fn)(float), double (*Ref)(double), float Lo,
                         float Hi, std::vector<float> Extra = {}) {
   std::vector<float> Edges = commonEdges();

@@ -22,6 +22,7 @@
 #include "cuda/math/tandem_math.cu"
 
 #include "SuiteTestSupport.h"
+#include "tests/compiler/MathLibTestSupport.h"
 
 #include "tandem/Config.h"
 #include "tandem/Runtime.h"
@@ -39,7 +40,7 @@ using namespace llvm;
 
 namespace {
 
-constexpr float Infinity = std::numeric_limits<float>::infinity();
+using tandem::mathtest::Infinity;
 constexpr uint32_t PoisonBits = 0x7f8dead5u; // a signalling NaN no function returns
 
 /// The host library, in math.cu's order of output slices.
@@ -56,44 +57,20 @@ constexpr HostFunction UnaryFunctions[] = {
     {"tanhf", __tandem_tanhf}, {"rsqrtf", __tandem_rsqrtf}, {"sqrtf", hostSqrt}};
 constexpr unsigned PowSlice = std::size(UnaryFunctions); // powf(x, y) comes last
 
+/// The math tests' edge cases, the limits of each function's range, and
+/// the floats next to each.
 std::vector<float> edgeCases() {
-  std::vector<float> E = {
-      0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, Infinity, -Infinity,
-      std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min(),
-      -std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
-      std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
-      // exp's clamps and overflow/underflow limits
-      88.72f, -87.33f, -103.97f, 104.0f, -104.0f, 128.0f, -149.0f, 160.0f, -160.0f,
-      // tanh's cut-offs, sin/cos's reduction limit
-      9.1f, 10.0f, 2.44140625e-4f, 105615.0f, 1e30f};
+  std::vector<float> E = mathtest::commonEdges();
+  for (float V : {// exp's clamps and overflow/underflow limits
+                  88.72f, -87.33f, -103.97f, 104.0f, -104.0f, 128.0f, -149.0f, 160.0f, -160.0f,
+                  // tanh's cut-offs, sin/cos's reduction limit
+                  9.1f, 10.0f, 2.44140625e-4f, 105615.0f, 1e30f})
+    E.push_back(V);
   for (float V : std::vector<float>(E)) {
     E.push_back(std::nextafter(V, Infinity));
     E.push_back(std::nextafter(V, -Infinity));
   }
   return E;
-}
-
-/// powf's special operands: every pair of them is a case C99 defines.
-std::vector<float> powSpecials() {
-  return {0.0f,
-          -0.0f,
-          1.0f,
-          -1.0f,
-          0.5f,
-          2.0f,
-          3.0f,
-          -3.0f,
-          0.25f,
-          -2.5f,
-          Infinity,
-          -Infinity,
-          std::numeric_limits<float>::quiet_NaN(),
-          std::numeric_limits<float>::denorm_min(),
-          std::numeric_limits<float>::max(),
-          16777216.0f,
-          16777217.0f * 2.0f,
-          1e9f,
-          -1e9f};
 }
 
 /// x: the edge cases, then every pair of powf's special operands (x, y),
@@ -124,8 +101,9 @@ void makeInputs(size_t N, std::vector<float> &X, std::vector<float> &Y) {
       break;
     }
   }
-  for (float PX : powSpecials())
-    for (float PY : powSpecials()) {
+  const std::vector<float> PowSpecials = mathtest::powSpecialOperands();
+  for (float PX : PowSpecials)
+    for (float PY : PowSpecials) {
       X.push_back(PX);
       Y.push_back(PY);
     }
