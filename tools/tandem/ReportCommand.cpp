@@ -101,6 +101,9 @@ struct Options {
   /// --no-schedule: the kernels compiled without the list scheduler (an
   /// A/B of what it gives, row by row against a default report).
   bool Schedule = true;
+  /// --no-coalesce: the kernels compiled without lane-aware copy coalescing
+  /// (the same kind of A/B).
+  bool Coalesce = true;
   bool DeviceGiven = false;
   /// gpu rows come from the runner's results (docs/GPU.md): the lent GPU
   /// machine has no LLVM, so `tandem report` cannot run there itself.
@@ -127,7 +130,8 @@ struct Options {
 };
 
 void printHelp(raw_ostream &OS) {
-  OS << "OVERVIEW: run the kernel suite and SpMV and SpMM on matrices, predict each launch with the "
+  OS << "OVERVIEW: run the kernel suite and SpMV and SpMM on matrices, predict each launch with "
+        "the "
         "simt model and compare with the device\n\n"
         "USAGE: tandem report [options]\n\n"
         "OPTIONS:\n"
@@ -156,6 +160,8 @@ void printHelp(raw_ostream &OS) {
         "(under 2 minutes)\n"
         "  --no-schedule         compile every kernel without the list scheduler (compare "
         "with a default report to see what it gives)\n"
+        "  --no-coalesce         compile every kernel without lane-aware copy coalescing (the "
+        "same kind of comparison)\n"
         "  --fit                 grid-search the model's two fitted constants on the "
         "calibration kernels and print them\n"
         "  --profile quick|none|FILE  where the model's DRAM/ALU/FPU latencies come from: "
@@ -199,6 +205,10 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     }
     if (Args.flag("--no-schedule")) {
       O.Schedule = false;
+      continue;
+    }
+    if (Args.flag("--no-coalesce")) {
+      O.Coalesce = false;
       continue;
     }
     StringRef Name = Args.name();
@@ -1011,6 +1021,7 @@ int reportCommand(int Argc, char **Argv) {
     auto Begin = Clock::now();
     compiler::CompileOptions CO = compiler::optionsFor(*Config);
     CO.Schedule = O.Schedule;
+    CO.CoalesceLaneCopies = O.Coalesce;
     Expected<compiler::CompileResult> Compiled = suite::compileCase(C, CO);
     Times.add(Phase::Compile, Begin);
     if (!Compiled)
@@ -1237,6 +1248,9 @@ int reportCommand(int Argc, char **Argv) {
   if (!O.Schedule)
     R.Notes.push_back("--no-schedule: every kernel was compiled without the list scheduler "
                       "(code in selection order)");
+  if (!O.Coalesce)
+    R.Notes.push_back("--no-coalesce: every kernel was compiled without lane-aware copy "
+                      "coalescing");
   for (Pending &P : Rows)
     R.Rows.push_back(std::move(P.Row));
   if (O.Gpu && !addGpuRows(O, R))

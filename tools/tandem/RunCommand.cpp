@@ -105,7 +105,8 @@ void printRunHelp(raw_ostream &OS) {
         "  --get NAME:TYPE    after the run, print every element of the variable NAME (also in\n"
         "                     --json, under \"symbols\")\n"
         "  --get NAME=out:FILE.npy:TYPE  the same into a NumPy file (a vector of the variable's\n"
-        "                     whole TYPE elements), written only when the kernel ran without a fault\n"
+        "                     whole TYPE elements), written only when the kernel ran without a "
+        "fault\n"
         "  --seed N           seed for rand buffers (default 1)\n"
         "  --dump N           after the run, print the first N elements of "
         "every buffer\n"
@@ -117,6 +118,8 @@ void printRunHelp(raw_ostream &OS) {
         "(default -O2)\n"
         "  --no-schedule      compile a .cu/.ll/.bc input for simt without the list "
         "scheduler\n"
+        "  --no-coalesce      compile a .cu/.ll/.bc input for simt without lane-aware copy "
+        "coalescing\n"
         "  --device NAME      iss (default), rtl, or gpu (PTX on an NVIDIA GPU "
         "through the CUDA\n"
         "                     driver: a .cu/.ll/.bc source is compiled with "
@@ -221,6 +224,7 @@ struct Options {
   uint64_t StepLimit = 1ull << 32;
   unsigned OptLevel = 2;
   bool Schedule = true; ///< --no-schedule: compile without the list scheduler
+  bool Coalesce = true; ///< --no-coalesce: compile without lane-aware coalescing
   bool Json = false;
   std::vector<ArgSpec> Args;
   std::vector<SymbolSet> Sets;
@@ -522,6 +526,8 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       O.Predict = true;
     } else if (Args.flag("--no-schedule")) {
       O.Schedule = false;
+    } else if (Args.flag("--no-coalesce")) {
+      O.Coalesce = false;
     } else if (Args.shortOption("-O")) {
       StringRef Level = Arg.drop_front(2);
       if (Level.size() != 1 || Level[0] < '0' || Level[0] > '3')
@@ -668,11 +674,13 @@ struct CompiledInfo {
   std::vector<compiler::KernelReport> Kernels;
 };
 
-Expected<KernelImage> compileInput(StringRef Path, unsigned OptLevel, bool Schedule,
-                                   const AcceleratorConfig &Config, CompiledInfo &Info) {
+Expected<KernelImage> compileInput(const Options &O, const AcceleratorConfig &Config,
+                                   CompiledInfo &Info) {
+  StringRef Path = O.Input;
   compiler::CompileOptions CO = compiler::optionsFor(Config);
-  CO.OptLevel = OptLevel;
-  CO.Schedule = Schedule;
+  CO.OptLevel = O.OptLevel;
+  CO.Schedule = O.Schedule;
+  CO.CoalesceLaneCopies = O.Coalesce;
   Expected<compiler::CompileResult> R = compiler::compileFile(Path, CO);
   if (!R)
     return R.takeError();
@@ -1123,10 +1131,9 @@ int runCommand(int Argc, char **Argv) {
   CompiledInfo Compiled;
   bool Gpu = O.Device == "gpu";
   std::string Ptx; // --device gpu: the module loadPtx gets
-  Expected<KernelImage> Img = Gpu ? loadPtxInput(O.Input, O.OptLevel, Ptx)
-                              : isCompilerInput(O.Input)
-                                  ? compileInput(O.Input, O.OptLevel, O.Schedule, *Config, Compiled)
-                                  : loadInput(O.Input);
+  Expected<KernelImage> Img = Gpu                        ? loadPtxInput(O.Input, O.OptLevel, Ptx)
+                              : isCompilerInput(O.Input) ? compileInput(O, *Config, Compiled)
+                                                         : loadInput(O.Input);
   if (!Img) {
     if (Gpu || !StringRef(O.Input).ends_with(".s"))
       return failure(toString(Img.takeError()));
