@@ -55,15 +55,9 @@ void printStage(const CompileOptions &Opts, StringRef Stage, const mir::Function
   mir::print(*Opts.PrintStream, Fn, T);
 }
 
-/// Times \p Stage while in scope when --time-passes is on; the timers of
-/// one name add up over kernels and calls.
-NamedRegionTimer stageTimer(StringRef Stage, const CompileOptions &Opts) {
-  return NamedRegionTimer(Stage, Stage, "tandem", "Tandem compile stages", Opts.TimePasses);
-}
-
-/// Ends \p T's stage, if any, and starts timing \p Stage in it.
+/// Ends \p T's stage, if any, and times \p Stage in it while --time-passes
+/// is on; the timers of one name add up over kernels and calls.
 void startStage(std::optional<NamedRegionTimer> &T, StringRef Stage, const CompileOptions &Opts) {
-  T.reset();
   T.emplace(Stage, Stage, "tandem", "Tandem compile stages", Opts.TimePasses);
 }
 
@@ -209,7 +203,8 @@ Expected<CompileResult> compilePtxModule(Module &M, StringRef SourceName,
   PO.SourceName = sys::path::filename(SourceName).str();
   PO.OptLevel = Opts.OptLevel;
   raw_string_ostream OS(Result.Text);
-  NamedRegionTimer EmitTimer = stageTimer("emit", Opts);
+  std::optional<NamedRegionTimer> EmitTimer;
+  startStage(EmitTimer, "emit", Opts);
   emit::printPtxModule(OS, Refs, *Exported, PO);
   return Result;
 }

@@ -1607,13 +1607,15 @@ private:
       return byPattern(II, ("vote." + Kind).str(),
                        argsOf({II.getArgOperand(1), II.getArgOperand(0)})); // pred, mask
     }
-    // The float operations the math library's ptx variant uses (target/ptx
-    // patterns): ex2.approx{.ftz}, cvt.sat, fma.rm.
-    if (is_contained({"llvm.nvvm.ex2.approx.ftz.f", "llvm.nvvm.ex2.approx.f",
-                      "llvm.nvvm.saturate.f", "llvm.nvvm.fma.rm.f"},
-                     Name)) {
+    // Any other NVVM intrinsic with a value that PtxPatterns.td names (the
+    // math library's ex2.approx, cvt.sat, fma.rm): adding one is a .td edit.
+    if (std::optional<RegClass> C = classOf(II.getType())) {
       SmallVector<Value *, 3> Args(II.args());
-      return byPattern(II, Name, argsOf(Args));
+      Expected<bool> Done = selectByPattern(Full, argsOf(Args), *C, result(&II));
+      if (!Done)
+        return Done.takeError();
+      if (*Done)
+        return Error::success();
     }
     return cannotSelect(II, "this NVVM intrinsic has no ptx lowering yet");
   }

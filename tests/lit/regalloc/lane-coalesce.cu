@@ -5,7 +5,8 @@
 // sources overlap; on each lane's own path they never do, and they all get
 // one register: no `mov` is left anywhere in the kernel. --no-coalesce keeps
 // the copies (six before this pass). The kernel suite's `divergent` runs the
-// same loop on iss and rtl against a CPU reference.
+// same loop on iss and rtl against a CPU reference; run/no-coalesce.test runs
+// this kernel with and without the pass.
 // RUN: tandem compile %s --emit asm -o - | FileCheck %s
 // RUN: tandem compile %s --emit asm --no-coalesce -o - | FileCheck %s --check-prefix=COPIES
 // RUN: tandem compile %s --emit obj --print-after coalesce --print-after regalloc -o %t.img 2>&1 | FileCheck %s --check-prefix=STAGE
