@@ -258,7 +258,7 @@ private:
     if (I.IsSpillCode)
       Notes.push_back(spillNote(I).str());
     if (!I.Loc.empty())
-      Notes.push_back(I.Loc);
+      Notes.push_back(I.Loc.str());
     if (!Notes.empty()) {
       // Comments start with '#'; an IMPLICIT_DEF line is already one.
       OS.indent(Text.size() < 30 ? 30 - Text.size() : 1);

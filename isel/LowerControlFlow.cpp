@@ -250,7 +250,7 @@ void retarget(Inst &Term, Block *From, Block *To) {
       O.Target = To;
 }
 
-std::string where(const Inst &I) { return I.Loc.empty() ? "" : " at " + I.Loc; }
+std::string where(const Inst &I) { return I.Loc.empty() ? "" : (" at " + I.Loc).str(); }
 
 Error checkInputShape(const mir::Function &Fn) {
   if (Fn.Blocks.empty())
@@ -445,9 +445,9 @@ private:
   SmallVector<std::pair<Reg, Reg>, 4> phiCopies(unsigned From, unsigned To) const;
   bool edgeHasCode(unsigned From, unsigned To) const;
   void appendEdgeCode(unsigned From, unsigned To, bool Partial, std::vector<Inst> &Out,
-                      const std::string &Loc);
+                      StringRef Loc);
   void appendParallelCopies(SmallVector<std::pair<Reg, Reg>, 4> Copies, bool Partial,
-                            std::vector<Inst> &Out, const std::string &Loc);
+                            std::vector<Inst> &Out, StringRef Loc);
   Block *edgeTarget(unsigned From, unsigned To) const;
   void splitCriticalEdges();
   std::vector<unsigned> structuredOrder() const;
@@ -469,12 +469,12 @@ private:
                                      G.Blocks[B]->Name, where(terminatorOf(*G.Blocks[B])),
                                      Msg.str()));
   }
-  Inst branch(simt::Opcode O, Block *Target, const std::string &Loc) const {
+  Inst branch(simt::Opcode O, Block *Target, StringRef Loc) const {
     Inst I(op(O), {Operand::block(Target)});
     I.Loc = Loc;
     return I;
   }
-  Inst withReg(simt::Opcode O, Operand R, const std::string &Loc) const {
+  Inst withReg(simt::Opcode O, Operand R, StringRef Loc) const {
     Inst I(op(O), {R});
     I.Loc = Loc;
     return I;
@@ -604,11 +604,30 @@ void Lowering::mergeLoopCarriedValues() {
     unsigned Block;
     size_t Index;
   };
+  // Only the registers loop-header phis name (each phi's result and its
+  // back-edge value) can merge, so only their reads and defs are collected:
+  // a map over every vreg of a large loop-free kernel was the most
+  // expensive part of cfg lowering.
+  DenseSet<Reg> Candidates;
+  for (const Construct &C : Constructs) {
+    if (C.Kind != Construct::Loop)
+      continue;
+    for (const Inst &Phi : G.Blocks[C.Entry]->Insts) {
+      if (Phi.Opcode != mir::PHI)
+        break;
+      Candidates.insert(Phi.Ops[0].R);
+      for (size_t K = 1; K + 1 < Phi.Ops.size(); K += 2)
+        if (Phi.Ops[K + 1].Target == G.Blocks[C.Branch])
+          Candidates.insert(Phi.Ops[K].R);
+    }
+  }
+  if (Candidates.empty())
+    return;
   DenseMap<Reg, SmallVector<Site, 4>> Reads, Defs;
   for (unsigned B = 0; B < G.size(); ++B)
     for (size_t K = 0; K < G.Blocks[B]->Insts.size(); ++K)
       for (const Operand &O : G.Blocks[B]->Insts[K].Ops)
-        if (O.isReg() && mir::isVirtual(O.R))
+        if (O.isReg() && mir::isVirtual(O.R) && Candidates.contains(O.R))
           (O.IsDef ? Defs : Reads)[O.R].push_back({B, K});
   auto InstAt = [&](Site S) -> const Inst & { return G.Blocks[S.Block]->Insts[S.Index]; };
   // The blocks a phi's reads of R come from.
@@ -895,7 +914,7 @@ bool Lowering::edgeHasCode(unsigned From, unsigned To) const {
 }
 
 void Lowering::appendEdgeCode(unsigned From, unsigned To, bool Partial, std::vector<Inst> &Out,
-                              const std::string &Loc) {
+                              StringRef Loc) {
   appendParallelCopies(phiCopies(From, To), Partial, Out, Loc);
   if (needsPlainSave(From, To)) {
     Inst Save(op(simt::Opcode::EMASK_GET), {Operand::def(JoinMask[To])});
@@ -907,7 +926,7 @@ void Lowering::appendEdgeCode(unsigned From, unsigned To, bool Partial, std::vec
 /// Phi copies of one edge happen at once: a copy whose destination another
 /// copy still reads waits, and a cycle (a swap) goes through a temporary.
 void Lowering::appendParallelCopies(SmallVector<std::pair<Reg, Reg>, 4> Pending, bool Partial,
-                                    std::vector<Inst> &Out, const std::string &Loc) {
+                                    std::vector<Inst> &Out, StringRef Loc) {
   auto Emit = [&](Reg Dst, Reg Src, bool IsPhiDef) {
     // An undefined incoming value: any bits will do in the lanes the copy
     // writes, so no instruction runs. The IMPLICIT_DEF still starts the
@@ -1191,7 +1210,7 @@ void Lowering::lowerDivergentLatch(const Construct &C, std::vector<Inst> &Out) {
 
 std::vector<Inst> Lowering::lowerSplit(const Split &S) {
   std::vector<Inst> Out;
-  const std::string &Loc = terminatorOf(*G.Blocks[S.From]).Loc;
+  StringRef Loc = terminatorOf(*G.Blocks[S.From]).Loc;
   appendEdgeCode(S.From, S.To, Narrowed.test(S.From), Out, Loc);
   if (layoutNext(S.B.get()) != G.Blocks[S.To])
     Out.push_back(branch(simt::Opcode::BRA, G.Blocks[S.To], Loc));

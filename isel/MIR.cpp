@@ -7,7 +7,9 @@
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
 
@@ -29,6 +31,19 @@ const char *pseudoName(unsigned Opc) {
 Block *Function::addBlock(std::string BlockName) {
   Blocks.push_back(std::make_unique<Block>(std::move(BlockName)));
   return Blocks.back().get();
+}
+
+struct LocationPool {
+  llvm::BumpPtrAllocator Storage;
+  llvm::UniqueStringSaver Strings{Storage};
+};
+
+llvm::StringRef Function::internLoc(llvm::StringRef Loc) {
+  if (Loc.empty())
+    return {};
+  if (!Locations)
+    Locations = std::make_shared<LocationPool>();
+  return Locations->Strings.save(Loc);
 }
 
 Reg Function::newVReg(bool Uniform, std::string DebugName) {

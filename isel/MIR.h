@@ -84,25 +84,49 @@ struct Operand {
   Kind K = ImmOp;
   bool IsDef = false;
   Reg R = NoReg;
-  int64_t Imm = 0;
-  Block *Target = nullptr;
   /// After register allocation: the virtual register this physical register
   /// operand stands for (what the allocation checker verifies), else NoReg.
   Reg Orig = NoReg;
+  /// An operand is one kind, so the immediate and the branch target share
+  /// their storage: an Operand is 24 bytes, not 32, and every pass copies
+  /// instructions by the thousand. Read Imm only for ImmOp and Target only
+  /// for BlockOp (a register operand reads 0 / null).
+  union {
+    int64_t Imm = 0;
+    Block *Target;
+  };
 
-  static Operand def(Reg R) { return {RegOp, true, R, 0, nullptr, NoReg}; }
-  static Operand use(Reg R) { return {RegOp, false, R, 0, nullptr, NoReg}; }
-  static Operand imm(int64_t V) { return {ImmOp, false, NoReg, V, nullptr, NoReg}; }
-  static Operand block(Block *B) { return {BlockOp, false, NoReg, 0, B, NoReg}; }
+  static Operand def(Reg R) { return reg(R, /*IsDef=*/true); }
+  static Operand use(Reg R) { return reg(R, /*IsDef=*/false); }
+  static Operand imm(int64_t V) {
+    Operand O;
+    O.Imm = V;
+    return O;
+  }
+  static Operand block(Block *B) {
+    Operand O;
+    O.K = BlockOp;
+    O.Target = B;
+    return O;
+  }
 
   bool isReg() const { return K == RegOp; }
   bool isImm() const { return K == ImmOp; }
   bool isBlock() const { return K == BlockOp; }
+
+private:
+  static Operand reg(Reg R, bool IsDef) {
+    Operand O;
+    O.K = RegOp;
+    O.IsDef = IsDef;
+    O.R = R;
+    return O;
+  }
 };
+static_assert(sizeof(Operand) == 24, "Operand grew: every Inst carries four inline");
 
 struct Inst {
   unsigned Opcode = 0;
-  llvm::SmallVector<Operand, 4> Ops;
   /// BRCOND: the condition may differ between the lanes of a warp
   /// (uniformity analysis said so); cfg lowering turns it into mask code.
   bool Divergent = false;
@@ -119,8 +143,11 @@ struct Inst {
   /// Inserted by regalloc (spill store/reload, rematerialization).
   bool IsSpillCode = false;
   /// Where it came from, for listings and error messages ("file:line"), or
-  /// empty.
-  std::string Loc;
+  /// empty. Not owned: it points at the function's copy
+  /// (Function::internLoc), another instruction's Loc, or a literal, so
+  /// copying an instruction copies no string.
+  llvm::StringRef Loc;
+  llvm::SmallVector<Operand, 4> Ops;
 
   Inst() = default;
   Inst(unsigned Opc, std::initializer_list<Operand> O) : Opcode(Opc), Ops(O) {}
@@ -128,7 +155,7 @@ struct Inst {
   Inst &operator=(const Inst &) = default;
   /// noexcept (SmallVector's move does not say so, though moving one never
   /// allocates), so that a growing std::vector<Inst> moves its instructions
-  /// instead of copying each one, operands and Loc string included.
+  /// instead of copying each one, operands included.
   Inst(Inst &&) noexcept = default;
   Inst &operator=(Inst &&) noexcept = default;
 
@@ -183,6 +210,9 @@ struct AllocStats {
   unsigned SpillAddresses = 0;
 };
 
+/// The strings Inst::Loc points at (MIR.cpp).
+struct LocationPool;
+
 class Function {
 public:
   std::string Name; ///< kernel name as the image and `--kernel` see it
@@ -199,8 +229,15 @@ public:
   VRegInfo &info(Reg R) { return VRegs[R - VirtRegBase]; }
   const VRegInfo &info(Reg R) const { return VRegs[R - VirtRegBase]; }
 
+  /// This function's stored copy of \p Loc, for Inst::Loc: one copy per
+  /// distinct "file:line", alive as long as this function or a copy of it.
+  llvm::StringRef internLoc(llvm::StringRef Loc);
+
 private:
   std::vector<VRegInfo> VRegs;
+  /// Shared by copies of the function, so a copy's instructions keep valid
+  /// locations after the original is gone.
+  std::shared_ptr<LocationPool> Locations;
 };
 
 /// Successor blocks named by the terminators at the end of \p B, in operand

@@ -327,7 +327,7 @@ void Selector::loadDataBase() {
   if (!UsesDeviceData || !DataBaseSlot)
     return;
   CurInst = nullptr;
-  CurLoc.clear();
+  CurLoc = {};
   CurUniform = true;
   DataBase = Fn->newVReg(/*Uniform=*/true, "data_base");
   Opcode Ld = mnemonicOpcode("ld.const.u32");

@@ -489,7 +489,7 @@ private:
   }
 
   void loadParams() {
-    CurLoc.clear();
+    CurLoc = {};
     for (Argument &A : F.args()) {
       if (A.use_empty())
         continue;
@@ -625,7 +625,7 @@ private:
     for (PHINode &Phi : BB.phis()) {
       if (!classOf(Phi.getType()))
         return cannotSelect(Phi, "values of this type are not supported on ptx");
-      CurLoc = where(Phi);
+      CurLoc = Fn->internLoc(where(Phi));
       Phis.push_back({&Phi, Cur, Cur->Insts.size()});
       emit(mir::PHI, {Operand::def(result(&Phi))});
     }
@@ -667,13 +667,13 @@ private:
     Cur = BlockMap[&BB];
     forgetBlockValues();
     if (NoUnrollHeaders.contains(&BB)) {
-      CurLoc.clear(); // a directive, no source line
+      CurLoc = {}; // a directive, no source line
       emit(Opcode::PRAGMA_NOUNROLL, {});
     }
     for (Instruction &I : BB) {
       if (isa<PHINode>(I))
         continue;
-      CurLoc = where(I);
+      CurLoc = Fn->internLoc(where(I));
       if (Error E = checkTypes(I))
         return E;
       if (Error E = selectInst(I))
@@ -1684,7 +1684,8 @@ private:
   std::unique_ptr<mir::Function> Fn;
   ptx::KernelInfo Info;
   mir::Block *Cur = nullptr;
-  std::string CurLoc;
+  /// Inst::Loc of what is being emitted, already stored in the function.
+  llvm::StringRef CurLoc;
   mutable SourceLines Lines; ///< where()'s cache
   DenseMap<const BasicBlock *, mir::Block *> BlockMap;
   SmallPtrSet<const BasicBlock *, 4> NoUnrollHeaders; ///< findNoUnrollHeaders

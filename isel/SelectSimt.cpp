@@ -40,6 +40,7 @@
 #include "ConstLayout.h"
 #include "PatternMatch.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/Analysis/TargetTransformInfoImpl.h"
@@ -52,7 +53,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <map>
 #include <vector>
 
 using namespace llvm;
@@ -188,7 +188,7 @@ Error Selector::checkSignature() {
 /// their extension attribute is trusted.
 void Selector::loadParams() {
   CurInst = nullptr;
-  CurLoc.clear();
+  CurLoc = {};
   CurUniform = true;
   for (Argument &A : F.args()) {
     if (A.use_empty())
@@ -688,7 +688,7 @@ void Selector::createPhis(BasicBlock &BB) {
   Cur = BlockMap[&BB];
   for (PHINode &Phi : BB.phis()) {
     CurInst = &Phi;
-    CurLoc = where(Phi);
+    CurLoc = Fn->internLoc(where(Phi));
     ValueRegs &R = resultRegs(&Phi);
     // StructurizeCFG's flag phis (`phi i1 [false, %else], [true, %hdr]`):
     // the branch on one then needs no andi.
@@ -716,7 +716,7 @@ Error Selector::fillPhis() {
   DenseMap<mir::Block *, DenseMap<int64_t, Reg>> PredImms;
   for (PendingPhi &P : Phis) {
     CurInst = P.Phi;
-    CurLoc = where(*P.Phi);
+    CurLoc = Fn->internLoc(where(*P.Phi));
     for (unsigned K = 0; K < P.Phi->getNumIncomingValues(); ++K) {
       Value *In = P.Phi->getIncomingValue(K);
       mir::Block *Pred = BlockMap.lookup(P.Phi->getIncomingBlock(K));
@@ -772,7 +772,7 @@ Error Selector::selectBlock(BasicBlock &BB) {
     if (isa<PHINode>(I))
       continue;
     CurInst = &I;
-    CurLoc = where(I);
+    CurLoc = Fn->internLoc(where(I));
     CurUniform = I.getType()->isVoidTy() || !UI.isDivergent(&I);
     for (Value *Op : I.operands())
       if ((isa<Instruction>(Op) || isa<Argument>(Op)) && UI.isDivergent(Op))
@@ -942,19 +942,24 @@ void Selector::eliminateLocalDuplicates() {
     return It == Renamed.end() ? R : It->second;
   };
   for (const auto &B : Fn->Blocks) {
-    std::map<std::vector<int64_t>, Reg> Seen;
+    // Keyed by the bytes of (opcode, then kind and value of each source
+    // operand); the keys live in the map's own bump allocator, so a large
+    // block costs a few slabs, not an allocation per instruction.
+    StringMap<Reg, BumpPtrAllocator> Seen;
+    SmallVector<int64_t, 12> Key;
     auto Duplicate = [&](mir::Inst &I) {
       for (Operand &O : I.Ops)
         if (O.isReg() && !O.IsDef)
           O.R = Rename(O.R);
       if (!isPureComputation(I))
         return false;
-      std::vector<int64_t> Key{I.Opcode};
+      Key.assign({int64_t(I.Opcode)});
       for (const Operand &O : llvm::drop_begin(I.Ops)) {
         Key.push_back(O.K);
         Key.push_back(O.isReg() ? int64_t(O.R) : O.Imm);
       }
-      auto [It, New] = Seen.try_emplace(std::move(Key), I.Ops[0].R);
+      StringRef Bytes(reinterpret_cast<const char *>(Key.data()), Key.size() * sizeof(int64_t));
+      auto [It, New] = Seen.try_emplace(Bytes, I.Ops[0].R);
       if (New)
         return false;
       Renamed[I.Ops[0].R] = It->second;

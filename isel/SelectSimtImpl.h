@@ -231,7 +231,8 @@ public:
   /// registers already extended, so a block materializes each once.
   llvm::DenseMap<int64_t, Reg> BlockImms;
   llvm::DenseMap<uint64_t, Reg> BlockExts;
-  std::string CurLoc;
+  /// Inst::Loc of what is being emitted, already stored in the function.
+  llvm::StringRef CurLoc;
   mutable SourceLines Lines; ///< where()'s cache
   /// vreg -> N: the register is known zero- (sign-) extended from N bits.
   llvm::DenseMap<Reg, unsigned> ZextWidth, SextWidth;

@@ -299,7 +299,7 @@ std::string Checker::describeHeld(const State &S, unsigned Loc) const {
 }
 
 Error Checker::fail(const Where &W, const Twine &Msg) const {
-  std::string Loc = W.I->Loc.empty() ? "" : " at " + W.I->Loc;
+  std::string Loc = W.I->Loc.empty() ? "" : (" at " + W.I->Loc).str();
   return createStringError(formatv("kernel '{0}': allocation check failed: bb.{1}, instruction {2} "
                                    "({3}){4}: {5}",
                                    Fn.Name, W.B->Name, W.Index,

@@ -221,10 +221,10 @@ private:
   Error insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<VRegFacts> &Facts);
   int64_t slotOffset(unsigned Slot) const;
   Reg newAddressTemp();
-  Reg spillBase(int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out);
-  void appendReload(Reg T, int64_t Off, bool WholeWarp, const std::string &Loc,
+  Reg spillBase(int64_t Off, StringRef Loc, SmallVectorImpl<Inst> &Out);
+  void appendReload(Reg T, int64_t Off, bool WholeWarp, StringRef Loc,
                     SmallVectorImpl<Inst> &Out);
-  void appendStore(Reg T, int64_t Off, bool WholeWarp, const std::string &Loc,
+  void appendStore(Reg T, int64_t Off, bool WholeWarp, StringRef Loc,
                    SmallVectorImpl<Inst> &Out);
   void rewrite(const std::vector<Reg> &Assigned);
   void recordFirstPartialDefs(const Liveness &L, const std::vector<Reg> &Assigned);
@@ -369,7 +369,7 @@ Error Allocator::cannotFit(const Liveness &L, unsigned V) const {
                                    "there; the code needs more than the configuration's {7} "
                                    "registers (`registers`); use a configuration with more registers",
                                    Fn.Name, Blk.Name, K, mir::opcodeName(I.Opcode, mir::TargetKind::Simt),
-                                   I.Loc.empty() ? "" : " at " + I.Loc, What, Held, Opts.NumRegisters));
+                                   I.Loc.empty() ? "" : (" at " + I.Loc).str(), What, Held, Opts.NumRegisters));
 }
 
 Expected<std::vector<Reg>> Allocator::assign(const Liveness &L, const std::vector<VRegFacts> &Facts,
@@ -464,7 +464,7 @@ int64_t Allocator::slotOffset(unsigned Slot) const {
   return static_cast<int64_t>(SpillBase) + 4 * static_cast<int64_t>(Slot);
 }
 
-Inst spillCode(Inst I, const std::string &Loc) {
+Inst spillCode(Inst I, StringRef Loc) {
   I.IsSpillCode = true;
   I.Loc = Loc;
   return I;
@@ -472,7 +472,7 @@ Inst spillCode(Inst I, const std::string &Loc) {
 
 /// Appends the address of slot byte offset \p Off to \p Out when it is
 /// beyond the immediate's reach; returns the base register to use.
-Reg Allocator::spillBase(int64_t Off, const std::string &Loc, SmallVectorImpl<Inst> &Out) {
+Reg Allocator::spillBase(int64_t Off, StringRef Loc, SmallVectorImpl<Inst> &Out) {
   if (Off + 3 <= MaxSpillOffset)
     return 0;
   Reg A = newAddressTemp();
@@ -482,7 +482,7 @@ Reg Allocator::spillBase(int64_t Off, const std::string &Loc, SmallVectorImpl<In
 }
 
 /// A whole-warp value (an exec mask) moves with the all-lanes forms.
-void Allocator::appendReload(Reg T, int64_t Off, bool WholeWarp, const std::string &Loc,
+void Allocator::appendReload(Reg T, int64_t Off, bool WholeWarp, StringRef Loc,
                              SmallVectorImpl<Inst> &Out) {
   Reg Base = spillBase(Off, Loc, Out);
   int64_t Imm = Base == 0 ? Off : 0;
@@ -490,7 +490,7 @@ void Allocator::appendReload(Reg T, int64_t Off, bool WholeWarp, const std::stri
   Out.push_back(spillCode(Inst(opc(Load), {Operand::def(T), Operand::use(Base), Operand::imm(Imm)}), Loc));
 }
 
-void Allocator::appendStore(Reg T, int64_t Off, bool WholeWarp, const std::string &Loc,
+void Allocator::appendStore(Reg T, int64_t Off, bool WholeWarp, StringRef Loc,
                             SmallVectorImpl<Inst> &Out) {
   Reg Base = spillBase(Off, Loc, Out);
   int64_t Imm = Base == 0 ? Off : 0;
