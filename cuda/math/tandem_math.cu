@@ -26,10 +26,16 @@
 //    same bits.
 //  - Two variants: the build compiles this file for simt (nvptx, 32-bit)
 //    and, with TANDEM_MATH_PTX, for ptx (nvptx64), where expf and exp2f
-//    are nvcc's sequences around the GPU's ex2.approx instead.
+//    are nvcc's sequences around the GPU's ex2.approx instead, and the
+//    reciprocals powf and tanhf correct are rcp.approx (see reciprocal()).
+//  - No division where a polynomial or a reciprocal serves: fdiv is 28
+//    cycles of the iterative unit on simt, and div.rn.f32 a long sequence
+//    with a slow path on the GPU (logf was 184 SASS instructions with one).
 //  - Polynomials are truncated Taylor series on reduced ranges small enough
-//    that the truncation error is far below float rounding (no tables of
-//    fitted coefficients to trust).
+//    that the truncation error is far below float rounding, except logf's
+//    and log2f's (log1pTail), a minimax fit that scripts/
+//    fit-log-polynomial.py reproduces; MathLib.* checks every float of a
+//    reduced range against double precision.
 //
 // Accuracy (measured by MathLibTest against double, rounded to float):
 // within 2 ulp over the whole float range, except sinf/cosf for
@@ -103,13 +109,29 @@ TANDEM_MATH_HELPER DoubleFloat dfMul(DoubleFloat A, DoubleFloat B) {
   return fastTwoSum(P.Hi, P.Lo + Cross);
 }
 
+/// 1 / X for a normal X: on simt one correctly rounded fdiv; on ptx the
+/// GPU's rcp.approx.ftz (within 1 ulp), as nvcc's powf does, instead of
+/// div.rn's long sequence. Callers use it for a quotient they correct with
+/// an fma remainder, so either is enough; a division they would have
+/// written costs the same as this reciprocal, so each saves one.
+TANDEM_MATH_HELPER float reciprocal(float X) {
+#ifdef TANDEM_MATH_PTX
+  return __nvvm_rcp_approx_ftz_f(X);
+#else
+  return 1.0f / X;
+#endif
+}
+
+/// N / D as a pair, for a normal D.Hi. Q = N.Hi / D.Hi is off by a few ulp
+/// at most (two roundings, or rcp.approx's error and one); the remainder
+/// N - Q * D, exact in its leading part thanks to fmaf, gives the rest.
 TANDEM_MATH_HELPER DoubleFloat dfDiv(DoubleFloat N, DoubleFloat D) {
-  float Q = N.Hi / D.Hi;
-  // Remainder N - Q * D, exact in its leading part thanks to fmaf.
+  float InvD = reciprocal(D.Hi);
+  float Q = N.Hi * InvD;
   float R = __builtin_fmaf(-Q, D.Hi, N.Hi);
   R = R + N.Lo;
   R = __builtin_fmaf(-Q, D.Lo, R);
-  return fastTwoSum(Q, R / D.Hi);
+  return fastTwoSum(Q, R * InvD);
 }
 
 // ---- exp family -------------------------------------------------------------
@@ -234,9 +256,10 @@ TANDEM_MATH_FN float __tandem_tanhf(float X) {
   // E / (E + 2) with the denominator's rounding error and the quotient's
   // remainder fed back: only E's own error remains.
   DoubleFloat Den = twoSum(E, 2.0f);
-  float T = E / Den.Hi;
+  float InvDen = reciprocal(Den.Hi); // Den.Hi is in [2, e^20 + 1]: normal
+  float T = E * InvDen;
   float Remainder = __builtin_fmaf(-T, Den.Hi, E) - T * Den.Lo;
-  T = __builtin_fmaf(Remainder, 1.0f / Den.Hi, T);
+  T = __builtin_fmaf(Remainder, InvDen, T);
   T = A < 9.1f ? T : 1.0f;
   // Below 2^-12, tanh(A) = A - A^3/3 rounds to A; also keeps -0 and
   // subnormals exact.
@@ -250,65 +273,61 @@ TANDEM_MATH_FN float __tandem_tanhf(float X) {
 namespace {
 
 /// Splits a positive finite X into 2^E * M with M in [sqrt(1/2), sqrt(2)).
-TANDEM_MATH_HELPER float splitExponent(float X, int &E) {
-  int Bias = 0;
-  if (X < 1.17549435e-38f) { // subnormal: make it normal first
-    X = X * 8388608.0f;      // 2^23
-    Bias = -23;
-  }
-  unsigned int Bits = asBits(X);
-  // Subtracting the bits of sqrt(1/2) moves the exponent boundary there.
+/// Any other X gives some finite M and E (only bit operations, no
+/// conversion that could be poison), which the callers replace.
+TANDEM_MATH_HELPER float splitExponent(float X, float &E) {
+  bool Subnormal = X < 1.17549435e-38f; // make it normal first
+  float Normal = Subnormal ? X * 8388608.0f : X; // 2^23
+  unsigned int Bits = asBits(Normal);
+  // Subtracting the bits of sqrt(1/2) moves the exponent boundary there;
+  // the exponent field of the difference is E, as a signed number.
   unsigned int Offset = (Bits - 0x3f3504f3u) & 0xff800000u;
-  E = static_cast<int>(Offset >> 23) - (Offset >= 0x80000000u ? 512 : 0) + Bias;
+  // E * 2^23 converts to float exactly, so one fma scales it and adds the
+  // subnormal bias (nvcc's way; a shift would need a sign fix-up).
+  E = __builtin_fmaf(static_cast<float>(static_cast<int>(Offset)), 0x1p-23f,
+                     Subnormal ? -23.0f : 0.0f);
   return asFloat(Bits - Offset);
 }
 
-struct LogParts {
-  float Hi, Lo; ///< log(M) = Hi + Lo, Hi = F - F^2/2 rounded
-};
-
-/// log(1 + F) for F = M - 1 in [-0.293, 0.415), as fdlibm does:
-/// log(1+F) = F - F^2/2 + S * (F^2/2 + R(S^2)), S = F / (2 + F).
-TANDEM_MATH_HELPER LogParts log1pKernel(float F) {
-  float S = F / (2.0f + F);
-  float Z = S * S;
-  // R(Z) = 2Z/3 + 2Z^2/5 + ... (|S| <= 0.172: truncation < 2^-40)
-  float R = 1.53846154e-1f;              // 2/13
-  R = __builtin_fmaf(R, Z, 1.81818182e-1f); // 2/11
-  R = __builtin_fmaf(R, Z, 2.22222222e-1f); // 2/9
-  R = __builtin_fmaf(R, Z, 2.85714286e-1f); // 2/7
-  R = __builtin_fmaf(R, Z, 4.00000000e-1f); // 2/5
-  R = __builtin_fmaf(R, Z, 6.66666667e-1f); // 2/3
-  R = R * Z;
-  float HalfFSquared = 0.5f * F * F;
-  DoubleFloat Hi = fastTwoSum(F, -HalfFSquared);
-  float Lo = Hi.Lo + S * (HalfFSquared + R);
-  return {Hi.Hi, Lo};
+/// log(1 + F) - F for F = M - 1 in [sqrt(1/2) - 1, sqrt(2) - 1]: F^2 P(F),
+/// P a degree-8 minimax fit to (log(1 + F) - F) / F^2 with float
+/// coefficients (scripts/fit-log-polynomial.py; relative error of
+/// log(1 + F) below 2^-25.9 before the float evaluation's roundings).
+/// No division: the fdlibm form before it, S = F / (2 + F), cost a divide
+/// per call (28 cycles of the SFU on simt; div.rn's long sequence on ptx).
+TANDEM_MATH_HELPER float log1pTail(float F) {
+  float P = -0x1.303264p-4f;
+  P = __builtin_fmaf(P, F, 0x1.01342ep-3f);
+  P = __builtin_fmaf(P, F, -0x1.0d5b76p-3f);
+  P = __builtin_fmaf(P, F, 0x1.238f8ap-3f);
+  P = __builtin_fmaf(P, F, -0x1.5490aap-3f);
+  P = __builtin_fmaf(P, F, 0x1.9998ccp-3f);
+  P = __builtin_fmaf(P, F, -0x1.000164p-2f);
+  P = __builtin_fmaf(P, F, 0x1.555554p-2f);
+  P = __builtin_fmaf(P, F, -0.5f);
+  return (F * F) * P;
 }
 
-/// NaN for X < 0 or NaN, -inf for 0, +inf for +inf; X + X otherwise
-/// (unused). Each choice is between values computed beforehand, so clang
-/// makes selects, not branches (see "Branch-free" above).
-TANDEM_MATH_HELPER float logSpecial(float X) {
-  float NaNOrInf = X + X; // a NaN or +inf stays what it is
-  float NotZero = X < 0.0f ? quietNaN() : NaNOrInf;
-  return X == 0.0f ? -Inf : NotZero;
+/// log's result where X is not positive and finite: NaN for X < 0 or NaN,
+/// -inf for +-0, +inf for +inf; \p Ordinary elsewhere. X * inf + inf is
+/// +inf for +inf and NaN for NaN and for every X < 0 (nvcc's way).
+TANDEM_MATH_HELPER float logResult(float X, float Ordinary) {
+  float Result = asBits(X) < 0x7f800000u ? Ordinary : __builtin_fmaf(X, Inf, Inf);
+  return X == 0.0f ? -Inf : Result;
 }
-
-TANDEM_MATH_HELPER bool logArgumentIsOrdinary(float X) { return X > 0.0f && X < Inf; }
 
 } // namespace
 
 TANDEM_MATH_FN float __tandem_logf(float X) {
-  float Ordinary = logArgumentIsOrdinary(X) ? X : 1.0f;
-  int E;
-  float M = splitExponent(Ordinary, E);
-  LogParts L = log1pKernel(M - 1.0f);
-  float Ef = static_cast<float>(E);
-  // E * ln2 + Hi + Lo; E * LnTwoHi is exact and dominates when E != 0.
-  float Result = __builtin_fmaf(Ef, LnTwoHi, L.Hi + __builtin_fmaf(Ef, LnTwoLo, L.Lo));
-  float Special = logSpecial(X);
-  return logArgumentIsOrdinary(X) ? Result : Special;
+  float E;
+  float M = splitExponent(X, E);
+  float F = M - 1.0f; // exact
+  // E ln2 + F + Tail: E * LnTwoHi is exact and, where E != 0, larger than
+  // |F| (F < 0.42), so their sum is an exact pair and only the last add
+  // rounds anything of size.
+  DoubleFloat Lead = fastTwoSum(E * LnTwoHi, F);
+  float Small = Lead.Lo + __builtin_fmaf(E, LnTwoLo, log1pTail(F));
+  return logResult(X, Lead.Hi + Small);
 }
 
 namespace {
@@ -318,7 +337,7 @@ constexpr float Log2ELo = 1.92596299e-8f;  // 1/ln2 - Log2EHi
 
 /// log2(X) as a pair for positive finite X; relative error about 2^-40.
 TANDEM_MATH_HELPER DoubleFloat log2Extended(float X) {
-  int E;
+  float E;
   float M = splitExponent(X, E);
   // log(M) = 2 atanh(S), S = (M - 1) / (M + 1), evaluated with S as a
   // pair and the first two series terms in pair arithmetic.
@@ -338,22 +357,21 @@ TANDEM_MATH_HELPER DoubleFloat log2Extended(float X) {
   DoubleFloat Tail = dfMul(Cube, P);
   DoubleFloat LogM = dfAdd({2.0f * S.Hi, 2.0f * S.Lo}, Tail);
   DoubleFloat Log2M = dfMul(LogM, {Log2EHi, Log2ELo});
-  return dfAdd({static_cast<float>(E), 0.0f}, Log2M);
+  return dfAdd({E, 0.0f}, Log2M);
 }
 
 } // namespace
 
 TANDEM_MATH_FN float __tandem_log2f(float X) {
-  float Ordinary = logArgumentIsOrdinary(X) ? X : 1.0f;
-  int E;
-  float M = splitExponent(Ordinary, E);
-  LogParts L = log1pKernel(M - 1.0f);
-  // (Hi + Lo) / ln2 with the product's rounding error kept.
-  DoubleFloat P = twoProd(L.Hi, Log2EHi);
-  float Tail = __builtin_fmaf(L.Lo, Log2EHi, __builtin_fmaf(L.Hi, Log2ELo, P.Lo));
-  float Result = static_cast<float>(E) + (P.Hi + Tail);
-  float Special = logSpecial(X);
-  return logArgumentIsOrdinary(X) ? Result : Special;
+  float E;
+  float M = splitExponent(X, E);
+  float F = M - 1.0f; // exact
+  // (F + Tail) / ln2 with F / ln2 as an exact pair; then E + that, E's sum
+  // with the leading part exact too (|F / ln2| <= 0.6 < |E| or E == 0).
+  DoubleFloat P = twoProd(F, Log2EHi);
+  float Tail = __builtin_fmaf(log1pTail(F), Log2EHi, __builtin_fmaf(F, Log2ELo, P.Lo));
+  DoubleFloat Lead = fastTwoSum(E, P.Hi);
+  return logResult(X, Lead.Hi + (Lead.Lo + Tail));
 }
 
 TANDEM_MATH_FN float __tandem_rsqrtf(float X) { return 1.0f / __builtin_sqrtf(X); }

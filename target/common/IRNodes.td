@@ -59,11 +59,12 @@ def fptrunc : SDNode<"fptrunc">;
 def fpext   : SDNode<"fpext">;
 def bitcast : SDNode<"bitcast">;
 // NVVM intrinsics the math library's ptx variant calls (cuda/math), as
-// nvcc's libdevice does for expf and exp2f.
+// nvcc's libdevice does for expf, exp2f and powf.
 def nvvm_ex2_approx_ftz : SDNode<"llvm.nvvm.ex2.approx.ftz.f">;
 def nvvm_ex2_approx     : SDNode<"llvm.nvvm.ex2.approx.f">;
 def nvvm_saturate       : SDNode<"llvm.nvvm.saturate.f">;
 def nvvm_fma_rm         : SDNode<"llvm.nvvm.fma.rm.f">;
+def nvvm_rcp_approx_ftz : SDNode<"llvm.nvvm.rcp.approx.ftz.f">;
 
 //===----------------------------------------------------------------------===//
 // Compares: one node per predicate ("icmp.<pred>", "fcmp.<pred>"); operands

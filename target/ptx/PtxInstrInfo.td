@@ -138,12 +138,14 @@ foreach rnd = ["rmi", "rpi", "rzi", "rni"] in {
 def FMA_F32 : PtxInst<"fma.rn.f32 $d, $a, $b, $c", (outs F32:$d), (ins sf32:$a, sf32:$b, sf32:$c)>;
 def FMA_F64 : PtxInst<"fma.rn.f64 $d, $a, $b, $c", (outs F64:$d), (ins sf64:$a, sf64:$b, sf64:$c)>;
 
-// What nvcc's libdevice builds expf and exp2f from (the math library's ptx
-// variant uses them the same way): the hardware's 2^x approximation (.ftz
-// flushes subnormal inputs and results), a clamp to [0, 1] (NaN gives 0),
-// and fma rounding toward minus infinity.
+// What nvcc's libdevice builds expf, exp2f and powf from (the math
+// library's ptx variant uses them the same way): the hardware's 2^x and
+// 1/x approximations (.ftz flushes subnormal inputs and results; rcp.approx
+// is within 1 ulp), a clamp to [0, 1] (NaN gives 0), and fma rounding
+// toward minus infinity.
 def EX2_APPROX_FTZ_F32 : PtxInst<"ex2.approx.ftz.f32 $d, $a", (outs F32:$d), (ins F32:$a)>;
 def EX2_APPROX_F32     : PtxInst<"ex2.approx.f32 $d, $a", (outs F32:$d), (ins F32:$a)>;
+def RCP_APPROX_FTZ_F32 : PtxInst<"rcp.approx.ftz.f32 $d, $a", (outs F32:$d), (ins F32:$a)>;
 def CVT_SAT_F32        : PtxInst<"cvt.sat.f32.f32 $d, $a", (outs F32:$d), (ins F32:$a)>;
 def FMA_RM_F32 : PtxInst<"fma.rm.f32 $d, $a, $b, $c", (outs F32:$d), (ins sf32:$a, sf32:$b, sf32:$c)>;
 

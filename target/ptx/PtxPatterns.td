@@ -82,6 +82,7 @@ def : Pat<(fma F64:$a, F64:$b, F64:$c), (FMA_F64 F64:$a, F64:$b, F64:$c)>;
 def : Pat<(nvvm_ex2_approx_ftz F32:$a), (EX2_APPROX_FTZ_F32 F32:$a)>;
 def : Pat<(nvvm_ex2_approx F32:$a), (EX2_APPROX_F32 F32:$a)>;
 def : Pat<(nvvm_saturate F32:$a), (CVT_SAT_F32 F32:$a)>;
+def : Pat<(nvvm_rcp_approx_ftz F32:$a), (RCP_APPROX_FTZ_F32 F32:$a)>;
 def : Pat<(nvvm_fma_rm F32:$a, F32:$b, F32:$c), (FMA_RM_F32 F32:$a, F32:$b, F32:$c)>;
 
 // Conversions: the result class picks the instruction.

@@ -112,4 +112,44 @@ inline Worst checkUnary(const char *Name, float (*Fn)(float), double (*Ref)(doub
   return W;
 }
 
+/// powf on every special-case pair C99 defines, then on random pairs:
+/// results over the whole float range, x near 1 with large y (where the
+/// logarithm must carry extra bits), negative x with integer y.
+inline Worst checkPow(const char *Name, float (*Pow)(float, float)) {
+  std::mt19937 Rng(7);
+  std::uniform_real_distribution<float> Exponent(-160.0f, 160.0f);
+  std::uniform_real_distribution<float> Small(-30.0f, 30.0f);
+  std::vector<float> Specials = powSpecialOperands();
+  Worst W;
+  auto Check = [&](float X, float Y) { record(W, X, Y, Pow(X, Y), std::pow(X, Y)); };
+  for (float X : Specials)
+    for (float Y : Specials)
+      Check(X, Y);
+  for (int I = 0; I < InputsPerFunction; ++I) {
+    float X = std::bit_cast<float>(static_cast<uint32_t>(Rng()) & 0x7fffffffu);
+    if (!std::isfinite(X) || X == 0.0f)
+      continue;
+    float Y;
+    switch (I % 4) {
+    case 0: // results spread over the whole float range
+      Y = static_cast<float>(Exponent(Rng) / std::log2(static_cast<double>(X)));
+      break;
+    case 1: // x near 1, large y
+      X = 1.0f + Small(Rng) * 1e-5f;
+      Y = static_cast<float>(Exponent(Rng) / std::log2(static_cast<double>(X)));
+      break;
+    case 2: // negative x, integer y
+      X = -(1.0f + std::fabs(Small(Rng)));
+      Y = std::rint(Small(Rng));
+      break;
+    default:
+      Y = Small(Rng);
+      break;
+    }
+    Check(X, Y);
+  }
+  report(Name, W);
+  return W;
+}
+
 } // namespace tandem::mathtest
