@@ -230,13 +230,14 @@ public:
   const VRegInfo &info(Reg R) const { return VRegs[R - VirtRegBase]; }
 
   /// This function's stored copy of \p Loc, for Inst::Loc: one copy per
-  /// distinct "file:line", alive as long as this function or a copy of it.
+  /// distinct "file:line", alive as long as this function (moving the
+  /// function moves the strings' owner, not the strings).
   llvm::StringRef internLoc(llvm::StringRef Loc);
 
 private:
   std::vector<VRegInfo> VRegs;
-  /// Shared by copies of the function, so a copy's instructions keep valid
-  /// locations after the original is gone.
+  /// Created on first use. A shared_ptr only so that the header needs no
+  /// complete LocationPool (its deleter is fixed where it is made).
   std::shared_ptr<LocationPool> Locations;
 };
 

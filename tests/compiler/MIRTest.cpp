@@ -29,6 +29,27 @@ TEST(MIRTest, PrintsVirtualRegistersAndBlocks) {
   EXPECT_NE(Text.find("%v1 = add %v0, %v0"), std::string::npos) << Text;
 }
 
+TEST(MIRTest, LocationsAreStoredOncePerFunctionAndMoveWithIt) {
+  auto Fn = std::make_unique<Function>();
+  std::string Where = "microbench/kernels/some_long_kernel_name.cu:42";
+  llvm::StringRef A = Fn->internLoc(Where), B = Fn->internLoc(Where);
+  EXPECT_EQ(A, Where);
+  EXPECT_EQ(A.data(), B.data()) << "one stored copy per distinct location";
+  EXPECT_NE(A.data(), Where.data()) << "the function keeps its own copy";
+  EXPECT_TRUE(Fn->internLoc("").empty());
+  Where.assign(Where.size(), 'x'); // the caller's string may change or go
+  EXPECT_EQ(A, "microbench/kernels/some_long_kernel_name.cu:42");
+
+  // Moving the function (as the stages hand it on) keeps its
+  // instructions' locations valid after the moved-from object is gone.
+  Fn->addBlock("entry")->Insts.push_back(Inst(RET, {}));
+  Fn->Blocks[0]->Insts.back().Loc = A;
+  Function Moved = std::move(*Fn);
+  Fn.reset();
+  EXPECT_EQ(Moved.Blocks[0]->Insts.back().Loc, "microbench/kernels/some_long_kernel_name.cu:42");
+  EXPECT_EQ(Moved.internLoc(A).data(), A.data());
+}
+
 TEST(MIRTest, VerifierRejectsWrongOperandKindsAndUndefinedUses) {
   Function Fn;
   Fn.Name = "k";
