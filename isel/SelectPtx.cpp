@@ -225,7 +225,7 @@ public:
 private:
   //===--- errors, emission, registers ---------------------------------===//
 
-  const std::string &where(const Instruction &I) const { return Lines.of(I); }
+  StringRef where(const Instruction &I) const { return Lines.of(I); }
 
   Error cannotSelect(const Instruction &I, StringRef Why = {}) const {
     std::string Text;
@@ -233,7 +233,7 @@ private:
     I.print(OS);
     StringRef Trimmed = StringRef(Text).trim();
     Trimmed = Trimmed.take_front(Trimmed.find(", !dbg"));
-    std::string Loc = where(I);
+    std::string Loc = where(I).str();
     return createStringError(formatv("kernel {0}: cannot select `{1}` for ptx{2}{3}", Fn->Name,
                                      Trimmed, Loc.empty() ? "" : " (" + Loc + ")",
                                      Why.empty() ? "" : ": " + Why.str()));
@@ -625,7 +625,7 @@ private:
     for (PHINode &Phi : BB.phis()) {
       if (!classOf(Phi.getType()))
         return cannotSelect(Phi, "values of this type are not supported on ptx");
-      CurLoc = Fn->internLoc(where(Phi));
+      CurLoc = where(Phi);
       Phis.push_back({&Phi, Cur, Cur->Insts.size()});
       emit(mir::PHI, {Operand::def(result(&Phi))});
     }
@@ -673,7 +673,7 @@ private:
     for (Instruction &I : BB) {
       if (isa<PHINode>(I))
         continue;
-      CurLoc = Fn->internLoc(where(I));
+      CurLoc = where(I);
       if (Error E = checkTypes(I))
         return E;
       if (Error E = selectInst(I))
@@ -1686,7 +1686,7 @@ private:
   mir::Block *Cur = nullptr;
   /// Inst::Loc of what is being emitted, already stored in the function.
   llvm::StringRef CurLoc;
-  mutable SourceLines Lines; ///< where()'s cache
+  mutable SourceLines Lines{*Fn}; ///< where()'s cache
   DenseMap<const BasicBlock *, mir::Block *> BlockMap;
   SmallPtrSet<const BasicBlock *, 4> NoUnrollHeaders; ///< findNoUnrollHeaders
   DenseMap<const Value *, Reg> Values;

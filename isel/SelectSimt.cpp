@@ -333,7 +333,7 @@ void Selector::createBlocks() {
 // Errors and emission
 //===----------------------------------------------------------------------===//
 
-const std::string &Selector::where(const Instruction &I) const { return Lines.of(I); }
+StringRef Selector::where(const Instruction &I) const { return Lines.of(I); }
 
 Error Selector::cannotSelect(const Instruction &I, StringRef Why) const {
   std::string Text;
@@ -349,7 +349,7 @@ Error Selector::cannotSelect(const Instruction &I, StringRef Why) const {
       break;
     Trimmed = Trimmed.take_front(At);
   }
-  std::string Loc = where(I);
+  std::string Loc = where(I).str();
   return createStringError(formatv("kernel {0}: cannot select `{1}`{2}{3}", kernelName(), Trimmed,
                                    Loc.empty() ? "" : " (" + Loc + ")",
                                    Why.empty() ? "" : ": " + Why.str()));
@@ -688,7 +688,7 @@ void Selector::createPhis(BasicBlock &BB) {
   Cur = BlockMap[&BB];
   for (PHINode &Phi : BB.phis()) {
     CurInst = &Phi;
-    CurLoc = Fn->internLoc(where(Phi));
+    CurLoc = where(Phi);
     ValueRegs &R = resultRegs(&Phi);
     // StructurizeCFG's flag phis (`phi i1 [false, %else], [true, %hdr]`):
     // the branch on one then needs no andi.
@@ -716,7 +716,7 @@ Error Selector::fillPhis() {
   DenseMap<mir::Block *, DenseMap<int64_t, Reg>> PredImms;
   for (PendingPhi &P : Phis) {
     CurInst = P.Phi;
-    CurLoc = Fn->internLoc(where(*P.Phi));
+    CurLoc = where(*P.Phi);
     for (unsigned K = 0; K < P.Phi->getNumIncomingValues(); ++K) {
       Value *In = P.Phi->getIncomingValue(K);
       mir::Block *Pred = BlockMap.lookup(P.Phi->getIncomingBlock(K));
@@ -772,7 +772,7 @@ Error Selector::selectBlock(BasicBlock &BB) {
     if (isa<PHINode>(I))
       continue;
     CurInst = &I;
-    CurLoc = Fn->internLoc(where(I));
+    CurLoc = where(I);
     CurUniform = I.getType()->isVoidTy() || !UI.isDivergent(&I);
     for (Value *Op : I.operands())
       if ((isa<Instruction>(Op) || isa<Argument>(Op)) && UI.isDivergent(Op))

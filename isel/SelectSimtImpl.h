@@ -108,7 +108,8 @@ private:
 public:
   // Errors.
   llvm::Error cannotSelect(const llvm::Instruction &I, llvm::StringRef Why = {}) const;
-  const std::string &where(const llvm::Instruction &I) const;
+  /// "file:line" of \p I, stored in Fn (Inst::Loc), or empty.
+  llvm::StringRef where(const llvm::Instruction &I) const;
   std::string kernelName() const { return Fn->Name; }
 
   // Emission into the current block.
@@ -233,7 +234,7 @@ public:
   llvm::DenseMap<uint64_t, Reg> BlockExts;
   /// Inst::Loc of what is being emitted, already stored in the function.
   llvm::StringRef CurLoc;
-  mutable SourceLines Lines; ///< where()'s cache
+  mutable SourceLines Lines{*Fn}; ///< where()'s cache
   /// vreg -> N: the register is known zero- (sign-) extended from N bits.
   llvm::DenseMap<Reg, unsigned> ZextWidth, SextWidth;
   /// Selected GEPs with a variable part: that part's register and the

@@ -43,14 +43,10 @@ struct State {
 class SuiteDeviceGlobals : public testing::TestWithParam<const char *> {
 protected:
   void SetUp() override {
-    Expected<AcceleratorConfig> C = loadConfig(defaultConfigPath());
-    ASSERT_TRUE(bool(C)) << toString(C.takeError());
-    Config = *C;
-    DeviceOptions O;
-    O.Config = Config;
-    Expected<std::unique_ptr<Device>> D = openDevice(GetParam(), O);
+    Expected<testing_support::DefaultDevice> D = testing_support::openOnDefaultConfig(GetParam());
     ASSERT_TRUE(bool(D)) << toString(D.takeError());
-    Dev = std::move(*D);
+    Config = D->Config;
+    Dev = std::move(D->Dev);
     Img = image(Config);
     ASSERT_NE(Img, nullptr);
     ASSERT_FALSE(Img->Data.empty()) << "the compiler emitted no data section";

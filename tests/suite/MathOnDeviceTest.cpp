@@ -125,15 +125,11 @@ bool sameResult(float Got, float Want) {
 class MathOnDevice : public testing::TestWithParam<const char *> {};
 
 TEST_P(MathOnDevice, EveryFunctionMatchesTheHostLibraryBitForBit) {
-  Expected<AcceleratorConfig> Config = loadConfig(defaultConfigPath());
-  ASSERT_TRUE(bool(Config)) << toString(Config.takeError());
-  DeviceOptions O;
-  O.Config = *Config;
-  Expected<std::unique_ptr<Device>> D = openDevice(GetParam(), O);
+  Expected<testing_support::DefaultDevice> D = testing_support::openOnDefaultConfig(GetParam());
   ASSERT_TRUE(bool(D)) << toString(D.takeError());
-  Device &Dev = **D;
+  Device &Dev = *D->Dev;
   const KernelImage *Img =
-      testing_support::compiledOnce(TANDEM_MATH_FUNCTIONS_CU, Config->Registers);
+      testing_support::compiledOnce(TANDEM_MATH_FUNCTIONS_CU, D->Config.Registers);
   ASSERT_NE(Img, nullptr);
   {
     Error E = Dev.loadImage(*Img);

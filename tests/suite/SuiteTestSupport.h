@@ -4,13 +4,15 @@
 // parameters); the compile is the slow part, so each source is compiled
 // once per register count and process. A compile error is a test failure
 // (null result). launch1D: a one-dimensional launch whose failure fails the
-// test.
+// test. openOnDefaultConfig: a device of the kind a test parameter names,
+// with the configuration it was opened with.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "compiler/Compiler.h"
 
+#include "tandem/Config.h"
 #include "tandem/KernelImage.h"
 #include "tandem/Runtime.h"
 
@@ -23,6 +25,25 @@
 #include <vector>
 
 namespace tandem::testing_support {
+
+/// A device opened on configs/default.json, and that configuration (what
+/// the kernels are compiled for).
+struct DefaultDevice {
+  AcceleratorConfig Config;
+  std::unique_ptr<Device> Dev;
+};
+
+inline llvm::Expected<DefaultDevice> openOnDefaultConfig(llvm::StringRef Kind) {
+  llvm::Expected<AcceleratorConfig> C = loadConfig(defaultConfigPath());
+  if (!C)
+    return C.takeError();
+  DeviceOptions O;
+  O.Config = *C;
+  llvm::Expected<std::unique_ptr<Device>> D = openDevice(Kind, O);
+  if (!D)
+    return D.takeError();
+  return DefaultDevice{std::move(*C), std::move(*D)};
+}
 
 inline const KernelImage *compiledOnce(const std::string &Path, unsigned Registers) {
   static std::map<std::pair<std::string, unsigned>, std::optional<KernelImage>> Cache;

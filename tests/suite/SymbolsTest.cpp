@@ -46,14 +46,10 @@ std::string errorText(Error E) { return E ? toString(std::move(E)) : "<no error>
 class SuiteSymbols : public testing::TestWithParam<const char *> {
 protected:
   void SetUp() override {
-    Expected<AcceleratorConfig> C = loadConfig(defaultConfigPath());
-    ASSERT_TRUE(bool(C)) << toString(C.takeError());
-    DeviceOptions O;
-    O.Config = *C;
-    Expected<std::unique_ptr<Device>> D = openDevice(GetParam(), O);
+    Expected<testing_support::DefaultDevice> D = testing_support::openOnDefaultConfig(GetParam());
     ASSERT_TRUE(bool(D)) << toString(D.takeError());
-    Dev = std::move(*D);
-    Img = image(*C);
+    Dev = std::move(D->Dev);
+    Img = image(D->Config);
     ASSERT_NE(Img, nullptr);
   }
 

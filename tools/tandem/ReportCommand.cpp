@@ -131,8 +131,7 @@ struct Options {
 
 void printHelp(raw_ostream &OS) {
   OS << "OVERVIEW: run the kernel suite and SpMV and SpMM on matrices, predict each launch with "
-        "the "
-        "simt model and compare with the device\n\n"
+        "the simt model and compare with the device\n\n"
         "USAGE: tandem report [options]\n\n"
         "OPTIONS:\n"
         "  --device rtl|iss|all  device to measure (default: rtl; iss has no clock: its rows "
