@@ -515,18 +515,31 @@ Error Allocator::insertSpillCode(ArrayRef<unsigned> Spilled, const std::vector<V
     return mir::isVirtual(R) && vregIndex(R) < IsSpilled.size() && IsSpilled[vregIndex(R)] &&
            Facts[vregIndex(R)].RematDef;
   };
+  // The spilled vregs \p I reads or writes, each once.
+  auto TouchedBy = [&](const Inst &I) {
+    SmallVector<Reg, 4> Touched;
+    for (const Operand &O : I.Ops)
+      if (O.isReg() && mir::isVirtual(O.R) && vregIndex(O.R) < IsSpilled.size() &&
+          IsSpilled[vregIndex(O.R)] && !is_contained(Touched, O.R))
+        Touched.push_back(O.R);
+    return Touched;
+  };
   for (auto &B : Fn.Blocks) {
+    // Room for everything this adds, so Out never grows: each touch adds
+    // at most a reload and a store, each with an address `li` for a far
+    // slot. Growing by doubling copied a large block's instructions once
+    // more and, past glibc's mmap threshold, mapped the memory in afresh
+    // on every compile (docs/NOTES.md, compile speed).
+    size_t MaxAdded = 0;
+    for (const Inst &I : B->Insts)
+      MaxAdded += 4 * TouchedBy(I).size();
     std::vector<Inst> Out;
-    Out.reserve(B->Insts.size());
+    Out.reserve(B->Insts.size() + MaxAdded);
     for (Inst &I : B->Insts) {
       // The single def of a rematerialized vreg goes; each use recomputes it.
       if (any_of(I.Ops, [&](const Operand &O) { return O.isReg() && O.IsDef && IsRematted(O.R); }))
         continue;
-      SmallVector<Reg, 4> Touched;
-      for (const Operand &O : I.Ops)
-        if (O.isReg() && mir::isVirtual(O.R) && vregIndex(O.R) < IsSpilled.size() &&
-            IsSpilled[vregIndex(O.R)] && !is_contained(Touched, O.R))
-          Touched.push_back(O.R);
+      SmallVector<Reg, 4> Touched = TouchedBy(I);
       SmallVector<Inst, 2> Before, After;
       for (Reg V : Touched) {
         bool Uses = any_of(I.Ops, [&](const Operand &O) { return O.isReg() && !O.IsDef && O.R == V; });
