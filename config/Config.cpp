@@ -323,6 +323,8 @@ void readAccelerator(const json::Object &Obj, AcceleratorConfig &C,
   R.readUInt("imem_words", C.ImemWords, ImemWordsRule);
   R.readEnum<WarpScheduler>("scheduler", C.Scheduler, parseSchedulerName,
                             "\"rr\" or \"gto\"");
+  R.readEnum<MemoryWait>("memory_wait", C.MemWait, parseMemoryWaitName,
+                         "\"instruction\" or \"register\"");
   readCache(R, "l1", C.L1, Diags);
   readShared(R, "shared", C.Shared, Diags);
   readDram(R, "dram", C.Dram, Diags);
@@ -420,6 +422,22 @@ Expected<WarpScheduler> parseSchedulerName(StringRef Name) {
                            Name.str().c_str());
 }
 
+StringRef memoryWaitName(MemoryWait W) {
+  return W == MemoryWait::Register ? "register" : "instruction";
+}
+
+Expected<MemoryWait> parseMemoryWaitName(StringRef Name) {
+  if (Name == "instruction")
+    return MemoryWait::Instruction;
+  if (Name == "register")
+    return MemoryWait::Register;
+  return createStringError(inconvertibleErrorCode(),
+                           "\"%s\" is not a memory wait; use \"instruction\" "
+                           "(a warp waits for each memory instruction) or "
+                           "\"register\" (only for the registers loads write)",
+                           Name.str().c_str());
+}
+
 StringRef localWritePolicyName(LocalWritePolicy P) {
   return P == LocalWritePolicy::WriteThrough ? "write-through" : "write-back";
 }
@@ -492,16 +510,15 @@ std::string defaultConfigPath() {
 
 std::string describeConfig(const AcceleratorConfig &C) {
   return formatv("{0} lanes, {1} warps per core, {2} registers, {17}-word instruction "
-                 "memory, scheduler {3}; L1 {4} bytes, "
+                 "memory, scheduler {3}, memory wait {18}; L1 {4} bytes, "
                  "{5}-way, {6}-byte lines, local stores {7}; shared {8} bytes, {9} banks; "
                  "DRAM {10} cycles, {11} bytes per cycle, {12} channel{13}, {14} outstanding; "
                  "{15} core{16}",
-                 C.Lanes, C.WarpsPerCore, C.Registers, schedulerName(C.Scheduler),
-                 C.L1.SizeBytes, C.L1.Ways, C.L1.LineBytes,
-                 localWritePolicyName(C.L1.LocalWrites), C.Shared.SizeBytes, C.Shared.Banks,
-                 C.Dram.LatencyCycles, C.Dram.BytesPerCycle, C.Dram.Channels,
-                 C.Dram.Channels == 1 ? "" : "s", C.Dram.MaxOutstanding, C.Cores,
-                 C.Cores == 1 ? "" : "s", C.ImemWords)
+                 C.Lanes, C.WarpsPerCore, C.Registers, schedulerName(C.Scheduler), C.L1.SizeBytes,
+                 C.L1.Ways, C.L1.LineBytes, localWritePolicyName(C.L1.LocalWrites),
+                 C.Shared.SizeBytes, C.Shared.Banks, C.Dram.LatencyCycles, C.Dram.BytesPerCycle,
+                 C.Dram.Channels, C.Dram.Channels == 1 ? "" : "s", C.Dram.MaxOutstanding, C.Cores,
+                 C.Cores == 1 ? "" : "s", C.ImemWords, memoryWaitName(C.MemWait))
       .str();
 }
 
@@ -519,6 +536,7 @@ std::string configToJson(const AcceleratorConfig &C) {
     J.attribute("registers", C.Registers);
     J.attribute("imem_words", C.ImemWords);
     J.attribute("scheduler", schedulerName(C.Scheduler));
+    J.attribute("memory_wait", memoryWaitName(C.MemWait));
     J.attributeObject("l1", [&] {
       J.attribute("size_bytes", C.L1.SizeBytes);
       J.attribute("ways", C.L1.Ways);

@@ -26,6 +26,7 @@ ModelParams ModelParams::forConfig(const AcceleratorConfig &C) {
   ModelParams P;
   P.Scheduler = C.Scheduler;
   P.CoreWarps = C.WarpsPerCore;
+  P.MemWait = C.MemWait;
   return P;
 }
 
@@ -198,6 +199,9 @@ struct RoundWalker {
   bool Done = false;
   /// With a scoreboard (WarpStep::Issues): when each register is readable.
   std::array<double, 64> RegReady{};
+  /// Under MemoryWait::Register: when each register a load in flight
+  /// writes is readable (0: none pending), to hand to the next segment.
+  std::array<double, 64> LoadReady{};
 
   const WarpStep &step() const { return Steps[Next]; }
   /// The next issue is the step's memory instruction.
@@ -272,7 +276,17 @@ size_t initialLastIssued(llvm::ArrayRef<unsigned> Slots, size_t N,
 
 WalkStart SegmentCarry::walkStart(llvm::ArrayRef<unsigned> Slots, size_t N,
                                   const ModelParams &P) const {
-  return {initialLastIssued(Slots, N, LastSlot, P), DatapathBusy};
+  WalkStart S{initialLastIssued(Slots, N, LastSlot, P), DatapathBusy, LsuBusy, {}};
+  if (!PendingLoads.empty()) {
+    S.PendingLoads.resize(N);
+    for (size_t I = 0; I < N; ++I) {
+      unsigned Slot = Slots.empty() ? unsigned(I) : Slots[I];
+      for (const PendingLoad &L : PendingLoads)
+        if (L.Slot == Slot)
+          S.PendingLoads[I].push_back({L.Reg, L.ReadyAfter});
+    }
+  }
+  return S;
 }
 
 void SegmentCarry::advance(const RoundsResult &Walk, const SegmentEnd &End,
@@ -280,13 +294,21 @@ void SegmentCarry::advance(const RoundsResult &Walk, const SegmentEnd &End,
   if (Walk.LastIssued < Walk.WarpEnd.size())
     LastSlot = Slots.empty() ? unsigned(Walk.LastIssued) : Slots[Walk.LastIssued];
   DatapathBusy = End.DatapathBusy;
+  LsuBusy = std::max(0.0, Walk.LsuFree - End.Cycles);
+  PendingLoads.clear();
+  for (size_t I = 0; I < Walk.PendingLoads.size(); ++I)
+    for (auto [Reg, ReadyAt] : Walk.PendingLoads[I])
+      if (ReadyAt > End.Cycles)
+        PendingLoads.push_back({Slots.empty() ? unsigned(I) : Slots[I], Reg, ReadyAt - End.Cycles});
 }
 
 SegmentEnd segmentEnd(const RoundsResult &Walk, bool AtBarrier) {
   if (!AtBarrier || !Walk.LastIssueWasDatapath)
     return {Walk.Cycles, 0};
   double Release = Walk.LastIssueAt + 2;
-  return {Release, std::max(0.0, Walk.Cycles - Release)};
+  // The datapath's end, not the walk's: under MemoryWait::Register the LSU
+  // may still be busy (SegmentCarry::LsuBusy carries that).
+  return {Release, std::max(0.0, Walk.DatapathEnd - Release)};
 }
 
 RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const ModelParams &P,
@@ -299,10 +321,14 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
   Out.WarpEnd.assign(N, 0.0);
   for (size_t I = 0; I < N; ++I) {
     W[I].Steps = Warps[I];
+    if (I < Start.PendingLoads.size())
+      for (auto [Reg, ReadyAt] : Start.PendingLoads[I])
+        W[I].RegReady[Reg] = W[I].LoadReady[Reg] = ReadyAt;
     W[I].start(0, P);
   }
   const bool Gto = P.Scheduler == WarpScheduler::GreedyThenOldest;
-  double Now = 0, DatapathFree = Start.DatapathFree, IterativeFree = 0, LsuFree = 0;
+  const bool WaitForRegister = P.MemWait == MemoryWait::Register;
+  double Now = 0, DatapathFree = Start.DatapathFree, IterativeFree = 0, LsuFree = Start.LsuFree;
   // N: no warp (gto then takes the oldest ready one).
   size_t LastIssued = Start.LastIssued ? *Start.LastIssued : initialLastIssued({}, N, {}, P);
   // The earliest cycle warp I could issue its next instruction.
@@ -355,9 +381,18 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
       double Lsu = CostAtIssue ? CostAtIssue(*Pick, R.Next, Now) : S.Lsu;
       double DoneAt = Now + Lsu;
       LsuFree = DoneAt;
-      Out.WarpEnd[*Pick] = DoneAt;
+      Out.WarpEnd[*Pick] = std::max(Out.WarpEnd[*Pick], DoneAt);
+      const WarpStep::Issue *Mem = R.issue();
       ++R.Next;
-      R.start(DoneAt, P);
+      if (WaitForRegister && Mem) {
+        // The scoreboard holds only what the LSU will write; the warp's
+        // next instruction may issue the next cycle (simt_core.sv).
+        if (Mem->Def)
+          R.RegReady[Mem->Def] = R.LoadReady[Mem->Def] = DoneAt;
+        R.start(Now + 1, P);
+      } else {
+        R.start(DoneAt, P);
+      }
     } else {
       double DoneAt = Now + R.SlotCycles;
       DatapathFree = DoneAt;
@@ -367,8 +402,10 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
       if (const WarpStep::Issue *I = R.issue()) {
         if (I->Iterative > 0)
           IterativeFree = Now + I->Iterative + 1;
-        if (I->Def)
+        if (I->Def) {
           R.RegReady[I->Def] = Now + I->Latency;
+          R.LoadReady[I->Def] = 0;
+        }
       } else if (R.IterativePending) {
         IterativeFree = Now + S.Iterative + 1;
         R.IterativePending = false;
@@ -388,7 +425,25 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     Now += 1; // one issue a cycle
   }
   Out.Cycles = *std::max_element(Out.WarpEnd.begin(), Out.WarpEnd.end());
+  if (WaitForRegister && LsuFree > DatapathFree) {
+    // The walk ends with a memory instruction still in the LSU (a warp's
+    // last store, its exit already gone). The rtl's block is done when
+    // nothing is in flight: the LSU in the cycle it is idle again (LsuFree,
+    // which counts the cycle its warp would issue again), the datapath a
+    // cycle after it could take the next instruction; BlockOverheadCycles
+    // holds that cycle for a datapath end, so an LSU end is one less.
+    Out.Cycles = std::max(DatapathFree, LsuFree - 1);
+  }
   Out.LastIssued = LastIssued;
+  Out.DatapathEnd = DatapathFree;
+  Out.LsuFree = LsuFree;
+  if (WaitForRegister) {
+    Out.PendingLoads.resize(N);
+    for (size_t I = 0; I < N; ++I)
+      for (unsigned Reg = 0; Reg < W[I].LoadReady.size(); ++Reg)
+        if (W[I].LoadReady[Reg] > 0)
+          Out.PendingLoads[I].push_back({uint8_t(Reg), W[I].LoadReady[Reg]});
+  }
   return Out;
 }
 

@@ -4,8 +4,8 @@
 // from the configuration, the generated latency/unit tables
 // (target/simt/SimtSchedule.td) and a per-warp profile of the launch
 // (LaunchProfile, built from an iss run by TraceProfile.h, without running
-// anything by StaticEstimate.h, or by hand in tests). docs/Report.md explains the model; in short, what the RTL does and
-// how each part is modelled:
+// anything by StaticEstimate.h, or by hand in tests). docs/Report.md explains the model; in short,
+// what the RTL does and how each part is modelled:
 //
 //   * Blocks run one after another on the one core: a launch is the sum of
 //     its blocks plus a fixed cost per block and per launch.
@@ -15,7 +15,9 @@
 //     which serves ONE warp memory instruction at a time from address
 //     generation to the last response (so DRAM latency is hidden only by
 //     other warps' datapath work, never by other loads). A warp waits for
-//     its own memory instruction. That is a closed queueing network with one
+//     its own memory instruction (config `memory_wait` "instruction"; under
+//     "register" the rounds walk lets it go on and holds only the register
+//     the instruction writes). That is a closed queueing network with one
 //     customer per warp: solved by exact mean value analysis (MVA), blended
 //     with the bottleneck bound by one fitted constant because the real
 //     service times are deterministic rather than exponential.
@@ -105,7 +107,11 @@ struct WarpStep {
     uint64_t Regs = 0;      ///< bit r: the instruction names register r
     uint16_t Latency = 0;   ///< cycles from its issue until Def is readable
     uint16_t Iterative = 0; ///< cycles it holds the iterative unit
-    uint8_t Def = 0;        ///< the register a datapath instruction writes (0: none)
+    /// The register the instruction writes (0: none). A memory
+    /// instruction's (a load's, an atomic's, a shuffle's) matters only
+    /// under MemoryWait::Register: it is readable when the LSU writes it
+    /// back, which the walk learns at issue.
+    uint8_t Def = 0;
   };
   std::vector<Issue> Issues;
   bool HasMemory = false;
@@ -214,8 +220,14 @@ struct ModelParams {
   /// warp to issue. forConfig sets both.
   WarpScheduler Scheduler = WarpScheduler::RoundRobin;
   unsigned CoreWarps = 8;
+  /// What a warp waits for after a memory instruction (config
+  /// `memory_wait`). Under Register the walk lets the warp go on at once
+  /// and holds only the register the instruction writes (WarpStep::Issue::
+  /// Def) until the LSU is done; a step without Issues (hand-made, static
+  /// estimates) still waits for the whole instruction, an upper bound.
+  MemoryWait MemWait = MemoryWait::Instruction;
 
-  /// The defaults with the scheduler and warp slots of \p C.
+  /// The defaults with the scheduler, warp slots and memory wait of \p C.
   static ModelParams forConfig(const AcceleratorConfig &C);
 };
 
@@ -274,6 +286,14 @@ struct RoundsResult {
   /// datapath (a segment of a real block ends with its last `bar`).
   double LastIssueAt = 0;
   bool LastIssueWasDatapath = false;
+  /// When the last datapath instruction has streamed, and when the LSU is
+  /// free (both 0 if none issued). Under MemoryWait::Register the LSU may
+  /// still serve a store when the segment's barrier releases.
+  double DatapathEnd = 0, LsuFree = 0;
+  /// Under MemoryWait::Register: the loads each warp (an index of the
+  /// walk) still had to write back at the walk's last issue, as (register,
+  /// cycle readable); a later datapath write of the register drops it.
+  std::vector<std::vector<std::pair<uint8_t, double>>> PendingLoads;
 };
 
 /// Where a walk starts: the scheduler's last-issuer register
@@ -283,6 +303,10 @@ struct RoundsResult {
 struct WalkStart {
   std::optional<size_t> LastIssued;
   double DatapathFree = 0;
+  /// Under MemoryWait::Register: the cycle the LSU is free, and per warp
+  /// of the walk the loads still in flight (register, cycle readable).
+  double LsuFree = 0;
+  std::vector<std::vector<std::pair<uint8_t, double>>> PendingLoads;
 };
 
 /// When a walked segment ends for the next one. At a barrier that is the
@@ -306,6 +330,17 @@ SegmentEnd segmentEnd(const RoundsResult &Walk, bool AtBarrier);
 struct SegmentCarry {
   std::optional<unsigned> LastSlot;
   double DatapathBusy = 0;
+  /// Under MemoryWait::Register: the cycles the LSU is still busy after the
+  /// release, and the loads in flight then, per warp slot (register,
+  /// cycles until readable). Always empty under Instruction: every warp
+  /// waited for its memory instructions before it reached the barrier.
+  double LsuBusy = 0;
+  struct PendingLoad {
+    unsigned Slot;
+    uint8_t Reg;
+    double ReadyAfter;
+  };
+  std::vector<PendingLoad> PendingLoads;
 
   /// Where the walk of a segment whose N warps sit in \p Slots
   /// (SegmentProfile::Slots; empty: 0..N-1) starts from this carry.

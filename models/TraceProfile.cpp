@@ -638,17 +638,25 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
     return;
   }
 
-  // A memory instruction: the warp waits for it, so every result in flight
-  // is ready by the time it issues again.
+  // A memory instruction. Under the `instruction` memory wait the warp
+  // waits for it, so every result in flight is ready by the time it issues
+  // again; under `register` the walk (roundsCycles) tracks the register
+  // it writes, and this profiler's own clocks stay an estimate.
   W.window().DependencyCycles += Stall;
   W.Segments.back().DependencyCycles += Stall;
   if (CollectRounds) {
     WarpStep &Round = W.Steps.back().back();
     Round.Dependency += Stall;
     Round.Stalls.push_back(float(Stall));
-    // A memory instruction's result is ready when its warp may issue again
-    // (the walk's restart after the LSU): no Def to track.
-    Round.Issues.push_back(scoreboardEntry(I.Regs));
+    // Its result is readable when the LSU writes it back, which only the
+    // walk knows (Latency stays 0).
+    WarpStep::Issue Entry = scoreboardEntry(I.Regs);
+    for (auto [R, Def] : I.Regs)
+      if (Def) {
+        Entry.Def = R;
+        break;
+      }
+    Round.Issues.push_back(Entry);
     Round.HasMemory = true;
   }
   W.Clock = Issue;
@@ -775,7 +783,10 @@ void TraceProfiler::replayInIssueOrder(size_t S, ArrayRef<unsigned> Slots, bool 
   // an idle stretch did not drain the DRAM queues, and a store after one
   // waited for slots long free (a store that cost the rtl 20 cycles cost
   // 100; spmv_merge under gto came out 5% over).
-  const double Start = LsuModel->now();
+  // Under the `register` memory wait the LSU may still be busy from the
+  // last segment when this one starts (Carry.LsuBusy); its clock is then
+  // that much past the segment's start.
+  const double Start = LsuModel->now() - Carry.LsuBusy;
   RoundsResult Walk = roundsCycles(Rounds, Params, [&](size_t I, size_t Step, double IssueCycle) {
     LsuModel->idleUntil(Start + IssueCycle);
     WarpState &W = *Live[I];

@@ -68,6 +68,24 @@ llvm::StringRef schedulerName(WarpScheduler S);
 /// Parses "rr" or "gto"; fails naming the allowed values.
 llvm::Expected<WarpScheduler> parseSchedulerName(llvm::StringRef Name);
 
+/// What a warp waits for after it issues a memory instruction. A run-time
+/// choice like the scheduler: the RTL latches it at each block start.
+/// Either way the LSU serves one warp instruction at a time, in issue order.
+enum class MemoryWait {
+  /// "instruction": the warp issues nothing until its memory instruction
+  /// has written back (no memory-level parallelism inside a warp).
+  Instruction,
+  /// "register": the warp goes on issuing; only an instruction that names
+  /// the register a load, atomic or shuffle will write waits for it
+  /// (a scoreboard), and stores never hold the warp.
+  Register,
+};
+
+/// The configuration file's spelling of \p W ("instruction", "register").
+llvm::StringRef memoryWaitName(MemoryWait W);
+/// Parses "instruction" or "register"; fails naming the allowed values.
+llvm::Expected<MemoryWait> parseMemoryWaitName(llvm::StringRef Name);
+
 struct AcceleratorConfig {
   std::string Name = "default";
   uint32_t Cores = 1;
@@ -79,6 +97,7 @@ struct AcceleratorConfig {
   /// 256..65536.
   uint32_t ImemWords = 4096;
   WarpScheduler Scheduler = WarpScheduler::RoundRobin;
+  MemoryWait MemWait = MemoryWait::Instruction;
   CacheConfig L1;
   SharedMemConfig Shared;
   DramConfig Dram;
@@ -100,7 +119,7 @@ std::string defaultConfigPath();
 std::string configToJson(const AcceleratorConfig &C);
 /// One line with every value of \p C but its name, for reports and tools:
 /// "8 lanes, 8 warps per core, 32 registers, 4096-word instruction memory,
-/// scheduler rr; L1 16384 bytes,
+/// scheduler rr, memory wait instruction; L1 16384 bytes,
 /// 4-way, 64-byte lines, local stores write-back; shared 16384 bytes, 8
 /// banks; DRAM 100 cycles, 16 bytes per cycle, 1 channel, 16 outstanding;
 /// 1 core".

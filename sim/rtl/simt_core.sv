@@ -8,8 +8,10 @@
 //
 // Pipeline: every warp's next instruction is decoded in parallel (fetch from
 // the instruction memory at the warp's pc); the scheduler picks one ready warp
-// per cycle (ready: running, not at a barrier, no memory instruction in
-// flight, no source or destination pending in the scoreboard, its unit free);
+// per cycle (ready: running, not at a barrier, no source or destination
+// pending in the scoreboard, its unit free, and under the `instruction`
+// memory wait no memory instruction in flight; under the `register` one a
+// load's destination stays pending until its row is written instead);
 // control effects (pc, exec/alive masks, barrier) take effect at issue;
 // ALU/FPU/SFU/CTRL instructions then stream through the lane datapath, loads,
 // stores, atomics and shuffles go to the LSU (simt_lsu).
@@ -57,6 +59,7 @@ module simt_core
     input  logic [31:0]          local_warp_stride,
     input  logic                 sched_gto,  // warp scheduler: 0 round-robin, 1 greedy-then-oldest
     input  logic                 local_write_back,  // L1 local stores: 1 write-back, 0 write-through
+    input  logic                 mem_wait_register, // 1: a warp waits for a load's register, 0: for each memory instruction
     output logic                 done,
     // Faults the core detects itself (the harness formats the message).
     output logic                 fault,
@@ -147,6 +150,7 @@ module simt_core
   logic [31:0] blk_nctaid_z, blk_nwarps;
   logic [6:0]  blk_regs_used;
   logic        blk_sched_gto;
+  logic        blk_mem_wait_register;
 
   always_ff @(posedge clk) begin
     if (start) begin
@@ -164,6 +168,7 @@ module simt_core
       blk_nctaid_z <= nctaid_z;
       blk_nwarps <= nwarps;
       blk_sched_gto <= sched_gto;
+      blk_mem_wait_register <= mem_wait_register;
     end
   end
 
@@ -177,6 +182,14 @@ module simt_core
   // Comparing against a free-running count instead of counting every entry
   // down each cycle keeps the per-cycle work independent of WARPS * REGS.
   logic [31:0] sb [WARPS][REGS];
+  // Under the `register` memory wait: the registers a load, atomic or
+  // shuffle in the LSU will write (set at issue, cleared by its writeback).
+  // The LSU's latency is not known at issue, so these are bits beside sb.
+  logic [REGS-1:0] mem_pend [WARPS];
+  // Under the `instruction` memory wait: the warp has a memory instruction
+  // in flight and does not issue.
+  logic [WARPS-1:0] mem_wait_insn;
+  logic [WARPS-1:0] blocked_mem;
   logic [31:0] tnow;
   logic [15:0] sfu_busy;
   logic [WARPS-1:0] running;
@@ -250,21 +263,31 @@ module simt_core
 
   always_comb begin
     for (int w = 0; w < WARPS; w++) begin
-      logic dep, unit_ok, is_lsu, is_sfu;
-      can_try[w] = running[w] && !warp_at_bar[w] && !warp_mem_wait[w] && !fault;
+      logic dep, mem_dep, unit_ok, is_lsu, is_sfu;
+      can_try[w] = running[w] && !warp_at_bar[w] && !mem_wait_insn[w] && !fault;
       illegal[w] = !f_pc_ok[w] || !f_legal[w];
       dep = (f_r1[w] && pend(sb[w][f_rs1[w][RB-1:0]], tnow)) ||
             (f_r2[w] && pend(sb[w][f_rs2[w][RB-1:0]], tnow)) ||
             (f_r3[w] && pend(sb[w][f_rs3[w][RB-1:0]], tnow)) ||
             (f_rd[w] != 0 && pend(sb[w][f_rd[w][RB-1:0]], tnow));
+      // Always 0 under the `instruction` memory wait (no bit is ever set).
+      mem_dep = (f_r1[w] && mem_pend[w][f_rs1[w][RB-1:0]]) ||
+                (f_r2[w] && mem_pend[w][f_rs2[w][RB-1:0]]) ||
+                (f_r3[w] && mem_pend[w][f_rs3[w][RB-1:0]]) ||
+                (f_rd[w] != 0 && mem_pend[w][f_rd[w][RB-1:0]]);
       is_lsu = opcode_unit(f_op[w]) == UNIT_LSU;
       is_sfu = opcode_unit(f_op[w]) == UNIT_SFU;
       unit_ok = is_lsu ? lsu_idle : (dp_free && !(is_sfu && sfu_busy != 0));
-      blocked_dep[w] = can_try[w] && !illegal[w] && dep;
-      blocked_unit[w] = can_try[w] && !illegal[w] && !dep && !unit_ok;
-      ready[w] = can_try[w] && (illegal[w] || (!dep && unit_ok));
+      // A warp waiting for a load's register waits for memory, whatever
+      // else it waits for: the counters and the timeline say so.
+      blocked_mem[w] = can_try[w] && !illegal[w] && mem_dep;
+      blocked_dep[w] = can_try[w] && !illegal[w] && dep && !mem_dep;
+      blocked_unit[w] = can_try[w] && !illegal[w] && !dep && !mem_dep && !unit_ok;
+      ready[w] = can_try[w] && (illegal[w] || (!dep && !mem_dep && unit_ok));
     end
   end
+
+  assign warp_mem_wait = mem_wait_insn | blocked_mem;
 
   assign issue_valid = pick_valid;
   assign issue_warp = pick;
@@ -429,7 +452,9 @@ module simt_core
   end
 
   // Lane writes of the datapath and row writes of the LSU never touch the
-  // same warp: a warp with a memory instruction in flight cannot issue.
+  // same register: under the `instruction` memory wait a warp with a memory
+  // instruction in flight cannot issue; under the `register` one the
+  // datapath's destination is never pending in mem_pend (the rd check).
   always_ff @(posedge clk) begin
     if (start) begin
       regs_written <= '0;
@@ -513,7 +538,8 @@ module simt_core
       fault_pc <= '0;
       sfu_busy <= '0;
       warp_at_bar <= '0;
-      warp_mem_wait <= '0;
+      mem_wait_insn <= '0;
+      for (int w = 0; w < WARPS; w++) mem_pend[w] <= '0;
     end else if (start) begin
       for (int w = 0; w < WARPS; w++) begin
         warp_pc[w] <= code_base;
@@ -522,9 +548,10 @@ module simt_core
         running[w] <= warp_lanes[w*32 +: 32] != 0;
         launched[w] <= warp_lanes[w*32 +: 32] != 0;
         for (int r = 0; r < REGS; r++) sb[w][r] <= tnow;
+        mem_pend[w] <= '0;
       end
       warp_at_bar <= '0;
-      warp_mem_wait <= '0;
+      mem_wait_insn <= '0;
       dp_valid <= 1'b0;
       sfu_busy <= '0;
       fault <= 1'b0;
@@ -546,7 +573,10 @@ module simt_core
         dp_k <= dp_k + 1'b1;
       end
 
-      if (lsu_wb) warp_mem_wait[lsu_wb_warp] <= 1'b0;
+      if (lsu_wb) begin
+        mem_wait_insn[lsu_wb_warp] <= 1'b0;
+        mem_pend[lsu_wb_warp][lsu_wb_rd[RB-1:0]] <= 1'b0;
+      end
 
       if (pick_valid && illegal[pick]) begin
         fault <= 1'b1;
@@ -559,7 +589,12 @@ module simt_core
         warp_alive[pick] <= i_alive_after;
         if (i_op == OP_EXIT && i_alive_after == 0) running[pick] <= 1'b0;
         if (i_op == OP_BAR) warp_at_bar[pick] <= 1'b1;
-        if (lsu_issue) warp_mem_wait[pick] <= 1'b1;
+        // The LSU takes one instruction at a time and writes back before it
+        // takes the next, so a warp's memory instructions stay in order
+        // under either wait.
+        if (lsu_issue && !blk_mem_wait_register) mem_wait_insn[pick] <= 1'b1;
+        if (lsu_issue && blk_mem_wait_register && f_wr[pick])
+          mem_pend[pick][f_rd[pick][RB-1:0]] <= 1'b1;
         if (issue_dp) begin
           dp_valid <= 1'b1;
           dp_k <= '0;

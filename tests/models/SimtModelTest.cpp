@@ -482,6 +482,80 @@ TEST(SimtModelRounds, AfterABarrierTheScanGoesOnFromTheLastArrival) {
   EXPECT_DOUBLE_EQ(segmentEnd(Load, true).DatapathBusy, 0);
 }
 
+/// One warp: a 100-cycle load of r4, then two instructions that do not
+/// read it and one that does (5-cycle results).
+std::vector<WarpStep> loadThenUse(bool WithScoreboard) {
+  WarpStep Load = round(0, 100), Then = round(3, 0);
+  if (WithScoreboard) {
+    WarpStep::Issue Ld, A, B, Use;
+    Ld.Regs = 1u << 4;
+    Ld.Def = 4;
+    A.Regs = 1u << 5;
+    A.Def = 5;
+    A.Latency = 5;
+    B.Regs = 1u << 6;
+    B.Def = 6;
+    B.Latency = 5;
+    Use.Regs = (1u << 4) | (1u << 7);
+    Use.Def = 7;
+    Use.Latency = 5;
+    Load.Issues = {Ld};
+    Then.Issues = {A, B, Use};
+  }
+  return {Load, Then};
+}
+
+TEST(SimtModelRounds, UnderRegisterWaitAWarpGoesOnPastItsLoad) {
+  ModelParams Insn = inRounds(), Reg = inRounds();
+  Reg.MemWait = tandem::MemoryWait::Register;
+  // Instruction: the load is done at 100, then 4 cycles each: 112.
+  EXPECT_DOUBLE_EQ(roundsCycles({loadThenUse(true)}, Insn).Cycles, 112);
+  // Register: the two independent instructions go at 1 and 5, the use
+  // waits for r4 until 100 and streams until 104.
+  EXPECT_DOUBLE_EQ(roundsCycles({loadThenUse(true)}, Reg).Cycles, 104);
+  // Without scoreboard entries the walk cannot know what the load writes:
+  // the warp waits for it, an upper bound.
+  EXPECT_DOUBLE_EQ(roundsCycles({loadThenUse(false)}, Reg).Cycles, 112);
+}
+
+TEST(SimtModelRounds, UnderRegisterWaitTheLsuAndLoadsCarryAcrossABarrier) {
+  // One warp. Before the barrier: a 50-cycle store, then `bar` (issued at
+  // 1: the store holds nothing); the release is 2 cycles after the bar's
+  // issue, at 3, with the LSU busy until 50. After it: a 10-cycle load of
+  // r4 waits for the LSU (47 cycles into the segment), is done at 57, and
+  // its use streams until 61. Whole launch: 3 + 61.
+  ModelParams Reg = inRounds();
+  Reg.MemWait = tandem::MemoryWait::Register;
+  WarpStep Store = round(0, 50), Bar = round(1, 0), Load = round(0, 10), Use = round(1, 0);
+  WarpStep::Issue St, B, Ld, U;
+  St.Regs = (1u << 2) | (1u << 3);
+  Ld.Regs = 1u << 4;
+  Ld.Def = 4;
+  U.Regs = 1u << 4;
+  Store.Issues = {St};
+  Bar.Issues = {B};
+  Load.Issues = {Ld};
+  Use.Issues = {U};
+  LaunchProfile L = oneBlock({warp(0, 0)});
+  L.Blocks[0].Segments[0].Steps = {{Store, Bar}};
+  SegmentProfile After;
+  After.Warps = {warp(0, 0)};
+  After.Steps = {{Load, Use}};
+  L.Blocks[0].Segments.push_back(After);
+  L.Blocks[0].Barriers = 1;
+  EXPECT_DOUBLE_EQ(predictLaunch(L, Reg).Cycles, 3 + 61);
+
+  // A load issued before the barrier and used after it: its register is
+  // still pending when the next segment starts. Load of r4 (100 cycles) at
+  // 0, bar at 1, release at 3; the use waits until 100, 97 cycles into
+  // the segment, and streams until 101: 3 + 101.
+  WarpStep Early = round(0, 100);
+  Early.Issues = {Ld};
+  L.Blocks[0].Segments[0].Steps = {{Early, Bar}};
+  L.Blocks[0].Segments[1].Steps = {{Use}};
+  EXPECT_DOUBLE_EQ(predictLaunch(L, Reg).Cycles, 3 + 101);
+}
+
 TEST(SimtModelRounds, OnByDefaultOffTheWindowsCost) {
   // The rounds cost a block by default; without CostInRounds the same block
   // is costed by its WarpDemands (here all zero), not by its rounds.

@@ -28,6 +28,8 @@ void expectSameConfig(const AcceleratorConfig &Expected,
   EXPECT_EQ(Expected.Lanes, Actual.Lanes);
   EXPECT_EQ(Expected.Registers, Actual.Registers);
   EXPECT_EQ(Expected.Scheduler, Actual.Scheduler);
+  EXPECT_EQ(Expected.MemWait, Actual.MemWait);
+  EXPECT_EQ(Expected.L1.LocalWrites, Actual.L1.LocalWrites);
   EXPECT_EQ(Expected.L1.SizeBytes, Actual.L1.SizeBytes);
   EXPECT_EQ(Expected.L1.Ways, Actual.L1.Ways);
   EXPECT_EQ(Expected.L1.LineBytes, Actual.L1.LineBytes);
@@ -110,7 +112,8 @@ TEST(ConfigTest, RoundTripsThroughConfigToJson) {
   C.Lanes = 32;
   C.Registers = 64;
   C.Scheduler = WarpScheduler::GreedyThenOldest;
-  C.L1 = {64 * 1024, 8, 128};
+  C.MemWait = MemoryWait::Register;
+  C.L1 = {64 * 1024, 8, 128, LocalWritePolicy::WriteThrough};
   C.Shared = {48 * 1024, 32};
   C.Dram = {400, 64, 4, 32};
   std::string Json = configToJson(C);
@@ -144,7 +147,8 @@ TEST(ConfigTest, ShortUnknownKeyGetsNoFarFetchedSuggestion) {
   // "s" is two edits from "l1": listing the keys helps more than guessing.
   EXPECT_EQ(parseError(R"({"s": 1})"),
             "bad.json: s: unknown key; known keys here: name, cores, "
-            "warps_per_core, lanes, registers, imem_words, scheduler, l1, shared, dram");
+            "warps_per_core, lanes, registers, imem_words, scheduler, memory_wait, l1, shared, "
+            "dram");
 }
 
 TEST(ConfigTest, InstructionMemoryIsAPowerOfTwoInRange) {
@@ -172,6 +176,17 @@ TEST(ConfigTest, UnknownSchedulerPolicyNamesTheAllowedOnes) {
             "got 1");
 }
 
+TEST(ConfigTest, MemoryWaitIsReadByNameAndInstructionByDefault) {
+  EXPECT_EQ(parseOrFail("{}").MemWait, MemoryWait::Instruction);
+  EXPECT_EQ(parseOrFail(R"({"memory_wait": "register"})").MemWait, MemoryWait::Register);
+  EXPECT_EQ(parseOrFail(R"({"memory_wait": "instruction"})").MemWait, MemoryWait::Instruction);
+  EXPECT_EQ(memoryWaitName(MemoryWait::Register), "register");
+  EXPECT_EQ(parseError(R"({"memory_wait": "load"})"),
+            "bad.json: memory_wait: \"load\" is not a memory wait; use \"instruction\" "
+            "(a warp waits for each memory instruction) or \"register\" (only for the "
+            "registers loads write)");
+}
+
 TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
   EXPECT_EQ(AcceleratorConfig().L1.LocalWrites, LocalWritePolicy::WriteBack);
   EXPECT_EQ(parseOrFail(R"({"l1": {"local_write_policy": "write-through"}})").L1.LocalWrites,
@@ -190,7 +205,7 @@ TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
 TEST(ConfigTest, DescriptionHoldsEveryValue) {
   EXPECT_EQ(describeConfig(AcceleratorConfig()),
             "8 lanes, 8 warps per core, 32 registers, 4096-word instruction memory, "
-            "scheduler rr; L1 16384 bytes, 4-way, "
+            "scheduler rr, memory wait instruction; L1 16384 bytes, 4-way, "
             "64-byte lines, local stores write-back; shared 16384 bytes, 8 banks; DRAM 100 "
             "cycles, 16 bytes per cycle, 1 channel, 16 outstanding; 1 core");
 }

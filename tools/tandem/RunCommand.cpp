@@ -8,7 +8,8 @@
 //              [--get NAME:TYPE|NAME=out:FILE.npy:TYPE]...
 //              [-O0..-O3] [--json] [--predict]   (--predict: iss, rtl)
 //              [--vcd FILE] [--timeline FILE.json]   (rtl only)
-//              [--scheduler rr|gto]   (overrides the configuration's)
+//              [--scheduler rr|gto] [--memory-wait instruction|register]
+//                                     (override the configuration's)
 //
 // Loads, assembles or compiles an image, allocates and fills the buffers the
 // --arg specs describe (generated, or read from .npy files), writes the
@@ -131,6 +132,11 @@ void printRunHelp(raw_ostream &OS) {
         "(greedy-then-oldest);\n"
         "                     overrides the configuration's 'scheduler' "
         "(docs/RTL.md)\n"
+        "  --memory-wait W    instruction (a warp waits for each memory instruction) or "
+        "register\n"
+        "                     (only for the registers loads write); overrides the "
+        "configuration's\n"
+        "                     'memory_wait' (docs/RTL.md)\n"
         "  --step-limit N     fault after N warp instructions (default 2^32; "
         "0: "
         "no limit)\n"
@@ -216,6 +222,7 @@ struct Options {
   std::string Device = "iss";
   std::string ConfigPath;
   std::optional<WarpScheduler> Scheduler; ///< overrides the configuration's
+  std::optional<MemoryWait> MemWait;      ///< overrides the configuration's
   bool Trace = false;
   bool Predict = false; ///< --predict: the simt model's prediction too
   std::string WaveformPath, TimelinePath;
@@ -578,6 +585,13 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       if (!P)
         return usageError("--scheduler: " + toString(P.takeError()));
       O.Scheduler = *P;
+    } else if (Name == "--memory-wait") {
+      if (!Value(V))
+        return Need();
+      Expected<MemoryWait> W = parseMemoryWaitName(V);
+      if (!W)
+        return usageError("--memory-wait: " + toString(W.takeError()));
+      O.MemWait = *W;
     } else if (Name == "--seed" || Name == "--dump" || Name == "--step-limit") {
       if (!Value(V))
         return Need();
@@ -1127,6 +1141,8 @@ int runCommand(int Argc, char **Argv) {
     return failure(toString(Config.takeError()));
   if (O.Scheduler)
     Config->Scheduler = *O.Scheduler;
+  if (O.MemWait)
+    Config->MemWait = *O.MemWait;
 
   CompiledInfo Compiled;
   bool Gpu = O.Device == "gpu";

@@ -100,7 +100,8 @@ struct CorePorts {
   Port code_base, code_bytes, regs_used, warp_lanes;
   Port ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z;
   Port nctaid_x, nctaid_y, nctaid_z, nwarps, local_base, local_warp_stride;
-  Port sched_gto, local_write_back, chk_ok, mem_req_ready, mem_resp_valid, mem_resp_addr;
+  Port sched_gto, local_write_back, mem_wait_register, chk_ok, mem_req_ready, mem_resp_valid,
+      mem_resp_addr;
   Port mem_resp_data, dbg_warp, dbg_reg;
   // Outputs.
   Port done, fault, fault_cause, fault_warp, fault_pc;

@@ -107,6 +107,7 @@ private:
     TANDEM_PORT(local_warp_stride);
     TANDEM_PORT(sched_gto);
     TANDEM_PORT(local_write_back);
+    TANDEM_PORT(mem_wait_register);
     TANDEM_PORT(chk_ok);
     TANDEM_PORT(mem_req_ready);
     TANDEM_PORT(mem_resp_valid);

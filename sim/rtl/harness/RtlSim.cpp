@@ -180,6 +180,17 @@ struct Simulator::Impl {
   /// a fault for a pc outside the code names where the warp came from, as
   /// the ISS's does.
   std::vector<uint32_t> LastIssuedPc;
+  /// With a trace: per warp, its issued instructions not yet printed, in
+  /// issue (program) order. The datapath and the LSU commit in program
+  /// order each, but under the `register` memory wait a warp's datapath
+  /// instructions after a load may commit before it; their lines wait here
+  /// so the trace stays in program order, as the ISS writes it.
+  struct PendingLine {
+    bool Lsu = false;  ///< the LSU commits it (else the datapath)
+    bool Done = false; ///< committed: Line holds its trace line
+    std::string Line;
+  };
+  std::vector<std::deque<PendingLine>> TraceOrder;
   unsigned BlockWarps = 0; ///< warps the current block launched
   uint64_t Blocks = 0, WarpsLaunched = 0;
 
@@ -245,6 +256,7 @@ struct Simulator::Impl {
   Error fault(unsigned Warp, int Lane, uint32_t Pc, const Twine &Msg) const;
   std::string warpStates() const;
   void traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec, bool FromLsu);
+  void traceIssue(unsigned Warp, uint32_t Pc);
   void fillCounters(Counters &Out) const;
 };
 
@@ -609,7 +621,9 @@ Error Simulator::Impl::runBlock() {
       Opts.Config.Scheduler == WarpScheduler::GreedyThenOldest ? 1 : 0);
   Pt->local_write_back.set(
       Opts.Config.L1.LocalWrites == LocalWritePolicy::WriteBack ? 1 : 0);
+  Pt->mem_wait_register.set(Opts.Config.MemWait == MemoryWait::Register ? 1 : 0);
   LastIssuedPc.assign(Warps, 0);
+  TraceOrder.assign(Warps, {});
   BlockWarps = NumWarps;
   Pt->chk_ok.set(0);
   Pt->mem_resp_valid.set(0);
@@ -745,6 +759,10 @@ Error Simulator::Impl::service() {
       traceCommit(Pt->lsu_commit_warp.get(), Pt->lsu_commit_pc.get(),
                   Pt->lsu_commit_exec.get(), true);
   }
+  // After the commits: an instruction committing now was issued before the
+  // one issuing now.
+  if (Opts.Trace && Pt->issue_valid.get())
+    traceIssue(Pt->issue_warp.get(), uint32_t(Pt->warp_pc.at(Pt->issue_warp.get())));
   if ((Cycle & 1023) == 0 && Opts.StepLimit) {
     uint64_t Steps = 0;
     for (unsigned O = 0; O < 256; ++O)
@@ -1000,10 +1018,22 @@ void appendLanes(raw_ostream &OS, const uint32_t *V, uint32_t Mask) {
 }
 } // namespace
 
-// The ISS's trace line (docs/Trace.md) for a committed warp instruction.
+// Notes an issue in its warp's TraceOrder: whether the LSU will commit it.
+void Simulator::Impl::traceIssue(unsigned Warp, uint32_t Pc) {
+  if (Pc - Prog.Entry >= Prog.CodeBytes || Warp >= TraceOrder.size())
+    return; // a fault, reported at the next edge
+  const simt::InstrDesc &D = simt::getDesc(Prog.Decoded[(Pc - Prog.Entry) / 4].Op);
+  bool Lsu = StringRef(simt::getFuncUnitName(simt::getSchedClassDesc(D.Sched).Unit))
+                 .equals_insensitive("lsu");
+  TraceOrder[Warp].push_back({Lsu, false, {}});
+}
+
+// The ISS's trace line (docs/Trace.md) for a committed warp instruction,
+// printed in its warp's program order (TraceOrder).
 void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
                                   bool FromLsu) {
-  raw_ostream &OS = *Opts.Trace;
+  std::string Line;
+  raw_string_ostream OS(Line);
   unsigned Index = (Pc - Prog.Entry) / 4;
   const iss::detail::PInst &PI = Prog.Insts[Index];
   const simt::DecodedInst &DI = Prog.Decoded[Index];
@@ -1054,6 +1084,20 @@ void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
   if (!Effects.empty())
     OS << " |" << Effects;
   OS << '\n';
+  // Print it, and the later lines of its warp that waited for it, once
+  // every instruction its warp issued before it has been printed.
+  std::deque<PendingLine> *Q = Warp < TraceOrder.size() ? &TraceOrder[Warp] : nullptr;
+  auto Mine =
+      Q ? llvm::find_if(*Q, [&](const PendingLine &P) { return P.Lsu == FromLsu && !P.Done; })
+        : std::deque<PendingLine>::iterator();
+  if (!Q || Mine == Q->end()) {
+    *Opts.Trace << Line; // not seen issuing (cannot happen): print at once
+    return;
+  }
+  Mine->Done = true;
+  Mine->Line = std::move(Line);
+  for (; !Q->empty() && Q->front().Done; Q->pop_front())
+    *Opts.Trace << Q->front().Line;
 }
 
 // The ISS's counters from the core's per-opcode counts (same derivation as
