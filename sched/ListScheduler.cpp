@@ -8,12 +8,19 @@
 //      end, which is what list scheduling ranks by (global loads count the
 //      configured memory latency, so they rise to the top);
 //   3. issue one instruction per cycle from the ready set, highest first,
-//      unless the number of values live in the block is near the register
-//      budget, in which case instructions that free registers win.
+//      unless the number of values live is near the register budget, in
+//      which case instructions that free registers win, then selection
+//      order (not height: that would hoist again). Live counts every
+//      value: the block's own and those live into its body (PHI results,
+//      values from other blocks), from an SSA block liveness; counting only
+//      the block's own let the scheduler hoist past the budget in blocks
+//      where live-through values already filled it (many_live spilled 144
+//      bytes a thread scheduled against 92 in selection order, 2026-12-03).
 // Ties keep the original order, so the result is deterministic.
 //
-// Per-vreg facts (live out of a body, local uses left) are flat arrays
-// indexed by vreg number, shared by all blocks of the function: under
+// Per-vreg facts (local uses left, defined in the body) are flat arrays
+// indexed by vreg number, shared by all blocks of the function, and the
+// values live after each body one bit vector per block: under
 // register pressure the pressure delta of every ready instruction is asked
 // each cycle, and hash-map lookups there were most of the scheduler's time.
 //
@@ -36,6 +43,10 @@ namespace {
 
 using mir::Inst;
 using mir::Reg;
+
+/// Registers the pressure budget leaves out: r0 (zero) and what selection
+/// does not show yet (cfg lowering's exec masks, allocator temporaries).
+constexpr int ReservedRegisters = 4;
 
 /// How an instruction takes part in memory ordering.
 enum class MemKind { None, Load, Store, Ordered };
@@ -89,14 +100,14 @@ bool isPseudoTerminator(const Inst &I) {
 
 unsigned vregIndex(Reg R) { return R - mir::VirtRegBase; }
 
-/// Per vreg index, for one function: which values are read outside the
-/// body of the block defining them, and scratch counts of local uses left.
+/// Per vreg index, for one function: scratch counts of the uses left in
+/// the block being scheduled.
 struct VRegTables {
-  BitVector LiveOut;
-  /// Local uses left of each value defined in the block being scheduled;
-  /// zero for every other vreg (and for all of them between blocks).
+  /// Uses left in the body being scheduled of each value it reads or
+  /// defines; zero for every other vreg (and for all of them between
+  /// blocks).
   std::vector<unsigned> Remaining;
-  /// The values defined in the block being scheduled (clear between blocks).
+  /// The values defined in the body being scheduled (clear between blocks).
   BitVector DefinedHere;
 };
 
@@ -116,9 +127,11 @@ struct Node {
 
 class BlockScheduler {
 public:
-  BlockScheduler(mir::Block &B, VRegTables &Tables, const ScheduleOptions &Opts)
-      : B(B), LiveOut(Tables.LiveOut), Remaining(Tables.Remaining),
-        DefinedHere(Tables.DefinedHere), Opts(Opts) {}
+  /// \p LiveAfter: the values live after \p B's body (liveAfterBodies).
+  BlockScheduler(mir::Block &B, const BitVector &LiveAfter, VRegTables &Tables,
+                 const ScheduleOptions &Opts)
+      : B(B), LiveOut(LiveAfter), Remaining(Tables.Remaining), DefinedHere(Tables.DefinedHere),
+        Opts(Opts) {}
 
   /// Returns how many instructions changed position.
   unsigned run() {
@@ -141,7 +154,7 @@ public:
 
 private:
   mir::Block &B;
-  const BitVector &LiveOut;
+  const BitVector &LiveOut; ///< live after the body
   std::vector<unsigned> &Remaining;
   BitVector &DefinedHere;
   const ScheduleOptions &Opts;
@@ -240,29 +253,44 @@ private:
     }
   }
 
-  /// Remaining := local uses of each value defined in this block; values
-  /// defined elsewhere stay at zero (the tables are all clear between
-  /// blocks).
-  void countLocalUses() {
+  /// Remaining := uses in the body of each value it reads. Returns the
+  /// values live when the body starts that it reads: those it reads but
+  /// does not define. (Values live through it unread hold a register
+  /// whatever the order: countLiveThrough, taken off the budget.)
+  int countLocalUses() {
     for (const Node &Nd : Nodes)
       for (Reg R : Nd.Defs)
         DefinedHere.set(vregIndex(R));
+    int LiveIn = 0;
     for (const Node &Nd : Nodes)
       for (Reg R : Nd.Uses)
-        if (DefinedHere.test(vregIndex(R)))
-          ++Remaining[vregIndex(R)];
+        if (Remaining[vregIndex(R)]++ == 0 && !DefinedHere.test(vregIndex(R)))
+          ++LiveIn;
+    return LiveIn;
+  }
+
+  /// Values live through the body without being read or defined in it.
+  int countLiveThrough() const {
+    int N = 0;
+    for (unsigned V : LiveOut.set_bits())
+      N += Remaining[V] == 0 && !DefinedHere.test(V);
+    return N;
   }
 
   /// Leaves the tables clear for the next block.
   void clearLocalUses() {
-    for (const Node &Nd : Nodes)
+    for (const Node &Nd : Nodes) {
       for (Reg R : Nd.Defs) {
         DefinedHere.reset(vregIndex(R));
         Remaining[vregIndex(R)] = 0;
       }
+      for (Reg R : Nd.Uses)
+        Remaining[vregIndex(R)] = 0;
+    }
   }
 
-  /// Change in the number of live block-local values if \p K issued now.
+  /// Change in the number of live values if \p K issued now: its defs
+  /// that are read later, less the values it reads for the last time.
   int pressureDelta(unsigned K) const {
     int Delta = 0;
     for (Reg R : Nodes[K].Defs)
@@ -277,11 +305,11 @@ private:
   }
 
   std::vector<unsigned> schedule() {
-    countLocalUses();
-    // Keep a reserve for values live into the block and for the allocator's
-    // own temporaries.
-    int Budget = std::max<int>(4, int(Opts.NumRegisters) - 8);
-    int Live = 0;
+    int Live = countLocalUses();
+    // r0 is the zero register; keep a few more for what selection does not
+    // show yet (cfg lowering's exec masks, the allocator's temporaries),
+    // and for the values live through the body.
+    int Budget = std::max<int>(4, int(Opts.NumRegisters) - ReservedRegisters - countLiveThrough());
     std::vector<unsigned> Ready, Order;
     for (unsigned K = 0; K < Nodes.size(); ++K)
       if (Nodes[K].NumPreds == 0)
@@ -310,9 +338,15 @@ private:
           PickDelta = Delta;
           continue;
         }
+        // Under pressure: what frees registers first, then selection
+        // order, which keeps each value near its uses; heights would hoist
+        // again (many_live spilled 280 bytes a thread with heights as the
+        // tie-break, 84 with the order, 92 unscheduled; 2026-12-03).
         bool Better;
         if (Tight && Delta != PickDelta)
           Better = Delta < PickDelta;
+        else if (Tight)
+          Better = K < *Pick;
         else if (Nodes[K].Height != Nodes[*Pick].Height)
           Better = Nodes[K].Height > Nodes[*Pick].Height;
         else
@@ -352,23 +386,66 @@ private:
   }
 };
 
-/// Values defined in a block and read outside its body (other blocks, PHIs
-/// anywhere, the block's own terminator), by vreg index.
-BitVector valuesLiveOutOfBodies(const mir::Function &Fn) {
-  std::vector<const mir::Block *> DefBlock(Fn.numVRegs(), nullptr);
-  for (const auto &B : Fn.Blocks)
-    for (const Inst &I : B->Insts)
+/// Per block (Fn.Blocks order), by vreg index: the values live after its
+/// body, that is read by its terminator or live out of the block. SSA
+/// block liveness, a backward dataflow over mir::successors: a PHI's
+/// operand is read on its edge, at the end of the predecessor it names,
+/// not in the PHI's block.
+std::vector<BitVector> liveAfterBodies(const mir::Function &Fn) {
+  const size_t NB = Fn.Blocks.size(), NV = Fn.numVRegs();
+  DenseMap<const mir::Block *, unsigned> Index;
+  for (size_t K = 0; K < NB; ++K)
+    Index[Fn.Blocks[K].get()] = unsigned(K);
+  // Per block: read before any def in it (PHIs excluded), and defined in it.
+  std::vector<BitVector> UpwardUses(NB, BitVector(NV)), Defs(NB, BitVector(NV));
+  // Per block: the values PHIs of other blocks read on its outgoing edges.
+  std::vector<BitVector> PhiReads(NB, BitVector(NV));
+  std::vector<SmallVector<unsigned, 2>> Succs(NB);
+  for (size_t K = 0; K < NB; ++K) {
+    const mir::Block &B = *Fn.Blocks[K];
+    for (const mir::Block *S : mir::successors(Fn, B))
+      Succs[K].push_back(Index.lookup(S));
+    for (const Inst &I : B.Insts) {
+      if (I.Opcode == mir::PHI) {
+        for (size_t O = 1; O + 1 < I.Ops.size(); O += 2)
+          if (I.Ops[O].isReg() && mir::isVirtual(I.Ops[O].R) && I.Ops[O + 1].isBlock())
+            if (auto It = Index.find(I.Ops[O + 1].Target); It != Index.end())
+              PhiReads[It->second].set(vregIndex(I.Ops[O].R));
+      } else {
+        for (const mir::Operand &O : I.Ops)
+          if (O.isReg() && !O.IsDef && mir::isVirtual(O.R) && !Defs[K].test(vregIndex(O.R)))
+            UpwardUses[K].set(vregIndex(O.R));
+      }
       for (const mir::Operand &O : I.Ops)
         if (O.isReg() && O.IsDef && mir::isVirtual(O.R))
-          DefBlock[vregIndex(O.R)] = B.get();
-  BitVector LiveOut(Fn.numVRegs());
-  for (const auto &B : Fn.Blocks)
-    for (const Inst &I : B->Insts)
-      for (const mir::Operand &O : I.Ops)
-        if (O.isReg() && !O.IsDef && mir::isVirtual(O.R) &&
-            (DefBlock[vregIndex(O.R)] != B.get() || I.Opcode == mir::PHI ||
-             isPseudoTerminator(I)))
-          LiveOut.set(vregIndex(O.R));
+          Defs[K].set(vregIndex(O.R));
+    }
+  }
+  std::vector<BitVector> LiveIn(NB, BitVector(NV)), LiveOut(NB, BitVector(NV));
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t K = NB; K-- > 0;) {
+      BitVector Out = PhiReads[K];
+      for (unsigned S : Succs[K])
+        Out |= LiveIn[S];
+      BitVector In = Out;
+      In.reset(Defs[K]);
+      In |= UpwardUses[K];
+      if (In != LiveIn[K] || Out != LiveOut[K]) {
+        LiveIn[K] = std::move(In);
+        LiveOut[K] = std::move(Out);
+        Changed = true;
+      }
+    }
+  }
+  // After the body: live out, or read by the terminator.
+  for (size_t K = 0; K < NB; ++K) {
+    const mir::Block &B = *Fn.Blocks[K];
+    if (!B.Insts.empty() && isPseudoTerminator(B.Insts.back()))
+      for (const mir::Operand &O : B.Insts.back().Ops)
+        if (O.isReg() && !O.IsDef && mir::isVirtual(O.R))
+          LiveOut[K].set(vregIndex(O.R));
+  }
   return LiveOut;
 }
 
@@ -376,10 +453,10 @@ BitVector valuesLiveOutOfBodies(const mir::Function &Fn) {
 
 ScheduleStats scheduleFunction(mir::Function &Fn, const ScheduleOptions &Opts) {
   ScheduleStats Stats;
-  VRegTables Tables{valuesLiveOutOfBodies(Fn), std::vector<unsigned>(Fn.numVRegs(), 0),
-                    BitVector(Fn.numVRegs())};
-  for (auto &B : Fn.Blocks) {
-    unsigned Moved = BlockScheduler(*B, Tables, Opts).run();
+  VRegTables Tables{std::vector<unsigned>(Fn.numVRegs(), 0), BitVector(Fn.numVRegs())};
+  std::vector<BitVector> LiveAfter = liveAfterBodies(Fn);
+  for (size_t K = 0; K < Fn.Blocks.size(); ++K) {
+    unsigned Moved = BlockScheduler(*Fn.Blocks[K], LiveAfter[K], Tables, Opts).run();
     if (Moved) {
       ++Stats.BlocksReordered;
       Stats.InstructionsMoved += Moved;

@@ -9,7 +9,9 @@
 // long-latency operations (global loads above all: they leave the core) are
 // started as early as the dependences allow, so a warp has several memory
 // requests in flight before it needs the first result; a register-pressure
-// guard stops hoisting when too many values would be live at once.
+// guard stops hoisting when too many values would be live at once (values
+// live into or through the block count: the guard sees the whole register
+// file, not only the block's own values).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -24,7 +26,7 @@ struct ScheduleOptions {
   /// makes hoisting them worthwhile.
   unsigned GlobalMemoryLatency = 100;
   /// Registers available (the configuration's `registers`); hoisting stops
-  /// adding live values when this many minus a reserve would be live.
+  /// adding live values when this many minus a reserve of 4 would be live.
   unsigned NumRegisters = 32;
 };
 

@@ -19,9 +19,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Assembler.h"
-#include "Samples.h"
+#include "SamplesAsOnIss.h"
 #include "SimtModel.h"
-#include "TraceLines.h"
 #include "TraceProfile.h"
 
 #include "tandem/Runtime.h"
@@ -65,34 +64,19 @@ double modelledCycles(StringRef Trace, const AcceleratorConfig &C) {
 }
 
 TEST(RtlMemoryWait, RegisterWaitComputesWhatIssComputesOnEverySample) {
-  std::string IssTrace, RtlTrace;
-  raw_string_ostream IssOS(IssTrace), RtlOS(RtlTrace);
-  DeviceOptions IO;
-  IO.Trace = &IssOS;
-  auto Iss = openDevice("iss", IO);
-  ASSERT_TRUE(bool(Iss)) << toString(Iss.takeError());
+  std::string RtlTrace;
+  raw_string_ostream RtlOS(RtlTrace);
   auto Rtl = openRtl(MemoryWait::Register, &RtlOS);
   ASSERT_TRUE(Rtl);
-  for (const samples::SampleInfo &S : samples::sampleTable()) {
-    samples::SampleOptions O;
-    O.Seed = 7;
-    IssTrace.clear();
-    RtlTrace.clear();
-    auto A = samples::runSample(**Iss, S.Name, O);
-    ASSERT_TRUE(bool(A)) << S.Name << ": " << toString(A.takeError());
-    auto B = samples::runSample(*Rtl, S.Name, O);
-    ASSERT_TRUE(bool(B)) << S.Name << ": " << toString(B.takeError());
-    EXPECT_TRUE(A->Passed) << S.Name << " on iss: " << A->Message;
-    EXPECT_TRUE(B->Passed) << S.Name << " under memory_wait register: " << B->Message;
-    for (const auto &[Name, V] : A->Counters.Values)
-      EXPECT_EQ(B->Counters.get(Name), V) << S.Name << ": counter " << Name;
-    ASSERT_TRUE(rtltest::sameWarpTraces(IssTrace, RtlTrace)) << S.Name;
-    AcceleratorConfig C;
-    C.MemWait = MemoryWait::Register;
-    // To the cycle (the model's costs carry fractions of a cycle).
-    EXPECT_NEAR(modelledCycles(IssTrace, C), double(B->Counters.get("cycles")), 0.5)
-        << S.Name << ": the simt model under memory_wait register";
-  }
+  AcceleratorConfig C;
+  C.MemWait = MemoryWait::Register;
+  rtltest::expectEverySampleAsOnIss(
+      *Rtl, RtlTrace, "memory_wait register", 7,
+      [&](StringRef Sample, const std::string &IssTrace, const samples::SampleResult &OnRtl) {
+        // To the cycle (the model's costs carry fractions of a cycle).
+        EXPECT_NEAR(modelledCycles(IssTrace, C), double(OnRtl.Counters.get("cycles")), 0.5)
+            << Sample.str() << ": the simt model under memory_wait register";
+      });
 }
 
 /// One warp: a global load (or store) of its thread's word, then

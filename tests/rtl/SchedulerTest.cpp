@@ -18,7 +18,7 @@
 
 #include "Assembler.h"
 #include "Samples.h"
-#include "TraceLines.h"
+#include "SamplesAsOnIss.h"
 
 #include "tandem/Runtime.h"
 
@@ -51,29 +51,11 @@ std::unique_ptr<Device> openRtl(WarpScheduler Policy,
 // Round-robin against iss is Rtl.EverySampleAgreesWithIss (RtlTest.cpp);
 // the same here under greedy-then-oldest, so both policies compute the same.
 TEST(RtlScheduler, GreedyThenOldestComputesWhatIssComputesOnEverySample) {
-  std::string IssTrace, GtoTrace;
-  raw_string_ostream IssOS(IssTrace), GtoOS(GtoTrace);
-  DeviceOptions IO;
-  IO.Trace = &IssOS;
-  auto Iss = openDevice("iss", IO);
-  ASSERT_TRUE(bool(Iss)) << toString(Iss.takeError());
+  std::string GtoTrace;
+  raw_string_ostream GtoOS(GtoTrace);
   auto Gto = openRtl(WarpScheduler::GreedyThenOldest, &GtoOS);
   ASSERT_TRUE(Gto);
-  for (const samples::SampleInfo &S : samples::sampleTable()) {
-    samples::SampleOptions O;
-    O.Seed = 5;
-    IssTrace.clear();
-    GtoTrace.clear();
-    auto A = samples::runSample(**Iss, S.Name, O);
-    ASSERT_TRUE(bool(A)) << S.Name << ": " << toString(A.takeError());
-    auto B = samples::runSample(*Gto, S.Name, O);
-    ASSERT_TRUE(bool(B)) << S.Name << ": " << toString(B.takeError());
-    EXPECT_TRUE(A->Passed) << S.Name << " on iss: " << A->Message;
-    EXPECT_TRUE(B->Passed) << S.Name << " under gto: " << B->Message;
-    for (const auto &[Name, V] : A->Counters.Values)
-      EXPECT_EQ(B->Counters.get(Name), V) << S.Name << ": counter " << Name;
-    ASSERT_TRUE(rtltest::sameWarpTraces(IssTrace, GtoTrace)) << S.Name;
-  }
+  rtltest::expectEverySampleAsOnIss(*Gto, GtoTrace, "gto", 5);
 }
 
 // The policy reaches the core: the same work takes other cycles.
