@@ -16,6 +16,9 @@
 //      the block's own let the scheduler hoist past the budget in blocks
 //      where live-through values already filled it (many_live spilled 144
 //      bytes a thread scheduled against 92 in selection order, 2026-12-03).
+// Between 2 and 3, edges of latency 0 make a loop's latch read each
+// loop-carried value before it defines the next one (orderCarriedValues),
+// so the two can share a register.
 // Ties keep the original order, so the result is deterministic.
 //
 // Per-vreg facts (local uses left, defined in the body) are flat arrays
@@ -127,11 +130,14 @@ struct Node {
 
 class BlockScheduler {
 public:
-  /// \p LiveAfter: the values live after \p B's body (liveAfterBodies).
-  BlockScheduler(mir::Block &B, const BitVector &LiveAfter, VRegTables &Tables,
-                 const ScheduleOptions &Opts)
-      : B(B), LiveOut(LiveAfter), Remaining(Tables.Remaining), DefinedHere(Tables.DefinedHere),
-        Opts(Opts) {}
+  /// \p LiveAfter: the values live after \p B's body (liveAfterBodies);
+  /// \p Carried: (PHI result, the value \p B hands it on its edge) for
+  /// the PHIs of \p B's successors whose value \p B defines
+  /// (loopCarriedValues).
+  BlockScheduler(mir::Block &B, const BitVector &LiveAfter, ArrayRef<std::pair<Reg, Reg>> Carried,
+                 VRegTables &Tables, const ScheduleOptions &Opts)
+      : B(B), LiveOut(LiveAfter), Carried(Carried), Remaining(Tables.Remaining),
+        DefinedHere(Tables.DefinedHere), Opts(Opts) {}
 
   /// Returns how many instructions changed position.
   unsigned run() {
@@ -140,6 +146,7 @@ public:
       return 0;
     buildGraph();
     computeHeights();
+    orderCarriedValues();
     std::vector<unsigned> Order = schedule();
     unsigned Moved = 0;
     std::vector<Inst> Body;
@@ -155,6 +162,8 @@ public:
 private:
   mir::Block &B;
   const BitVector &LiveOut; ///< live after the body
+  ArrayRef<std::pair<Reg, Reg>> Carried;
+  DenseMap<Reg, unsigned> DefNode; ///< the node defining each value of the body
   std::vector<unsigned> &Remaining;
   BitVector &DefinedHere;
   const ScheduleOptions &Opts;
@@ -180,7 +189,7 @@ private:
   void buildGraph() {
     unsigned N = End - Begin;
     Nodes.assign(N, Node());
-    DenseMap<Reg, unsigned> DefNode;
+    DefNode.clear();
     // Memory order per space (global, shared and local never alias): loads
     // may pass loads; a store orders with every access to its space; a
     // barrier, an atomic or a clock read orders with every access.
@@ -239,6 +248,42 @@ private:
         Space.LoadsSinceStore.clear();
         Space.LastStore = K;
       }
+    }
+  }
+
+  /// True when \p To depends on \p From (a path of edges).
+  bool reaches(unsigned From, unsigned To) const {
+    SmallVector<unsigned, 16> Work{From};
+    BitVector Seen(Nodes.size());
+    while (!Work.empty()) {
+      unsigned N = Work.pop_back_val();
+      if (N == To)
+        return true;
+      for (auto [S, Lat] : Nodes[N].Succs)
+        if (!Seen.test(S)) {
+          Seen.set(S);
+          Work.push_back(S);
+        }
+    }
+    return false;
+  }
+
+  /// A value this block hands a PHI (the next trip's induction variable,
+  /// say) can share the PHI result's register only if it is defined after
+  /// the result's last read here: `s' = s >> 1; c = s < 2` needs a copy on
+  /// the back edge, `c = s < 2; s' = s >> 1` none (softmax's reduction
+  /// loops, 2026-12-03). So every read of the PHI result is ordered before
+  /// the def of the value that replaces it, unless the result lives on
+  /// after the block anyway or the def feeds that read. Edges of latency 0
+  /// added after the heights (a heuristic order, not a data dependence).
+  void orderCarriedValues() {
+    for (auto [Phi, Next] : Carried) {
+      auto Def = DefNode.find(Next);
+      if (Def == DefNode.end() || LiveOut.test(vregIndex(Phi)))
+        continue;
+      for (unsigned U = 0; U < Nodes.size(); ++U)
+        if (U != Def->second && llvm::is_contained(Nodes[U].Uses, Phi) && !reaches(Def->second, U))
+          addEdge(U, Def->second, 0);
     }
   }
 
@@ -449,14 +494,46 @@ std::vector<BitVector> liveAfterBodies(const mir::Function &Fn) {
   return LiveOut;
 }
 
+/// Per block (Fn.Blocks order): (PHI result, value) for each PHI operand
+/// that names this block as its predecessor and a value this block
+/// defines: on a loop's latch, the loop-carried values.
+std::vector<SmallVector<std::pair<Reg, Reg>, 2>> loopCarriedValues(const mir::Function &Fn) {
+  DenseMap<const mir::Block *, unsigned> Index;
+  for (size_t K = 0; K < Fn.Blocks.size(); ++K)
+    Index[Fn.Blocks[K].get()] = unsigned(K);
+  std::vector<const mir::Block *> DefBlock(Fn.numVRegs(), nullptr);
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts)
+      for (const mir::Operand &O : I.Ops)
+        if (O.isReg() && O.IsDef && mir::isVirtual(O.R))
+          DefBlock[vregIndex(O.R)] = B.get();
+  std::vector<SmallVector<std::pair<Reg, Reg>, 2>> Carried(Fn.Blocks.size());
+  for (const auto &B : Fn.Blocks)
+    for (const Inst &I : B->Insts) {
+      if (I.Opcode != mir::PHI)
+        break; // PHIs come first
+      if (I.Ops.empty() || !I.Ops[0].isReg() || !mir::isVirtual(I.Ops[0].R))
+        continue;
+      for (size_t O = 1; O + 1 < I.Ops.size(); O += 2) {
+        const mir::Operand &V = I.Ops[O], &From = I.Ops[O + 1];
+        if (V.isReg() && mir::isVirtual(V.R) && From.isBlock() &&
+            DefBlock[vregIndex(V.R)] == From.Target)
+          if (auto It = Index.find(From.Target); It != Index.end())
+            Carried[It->second].push_back({I.Ops[0].R, V.R});
+      }
+    }
+  return Carried;
+}
+
 } // namespace
 
 ScheduleStats scheduleFunction(mir::Function &Fn, const ScheduleOptions &Opts) {
   ScheduleStats Stats;
   VRegTables Tables{std::vector<unsigned>(Fn.numVRegs(), 0), BitVector(Fn.numVRegs())};
   std::vector<BitVector> LiveAfter = liveAfterBodies(Fn);
+  std::vector<SmallVector<std::pair<Reg, Reg>, 2>> Carried = loopCarriedValues(Fn);
   for (size_t K = 0; K < Fn.Blocks.size(); ++K) {
-    unsigned Moved = BlockScheduler(*Fn.Blocks[K], LiveAfter[K], Tables, Opts).run();
+    unsigned Moved = BlockScheduler(*Fn.Blocks[K], LiveAfter[K], Carried[K], Tables, Opts).run();
     if (Moved) {
       ++Stats.BlocksReordered;
       Stats.InstructionsMoved += Moved;

@@ -11,7 +11,9 @@
 // requests in flight before it needs the first result; a register-pressure
 // guard stops hoisting when too many values would be live at once (values
 // live into or through the block count: the guard sees the whole register
-// file, not only the block's own values).
+// file, not only the block's own values); in a block that hands a PHI its
+// next value, every read of the PHI's result comes before that value's def,
+// so the two can share a register and the back edge needs no copy.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -251,4 +251,33 @@ TEST(ListSchedulerTest, ValuesLiveIntoABlockCountAgainstTheBudget) {
   EXPECT_EQ(MaxLoadsInFlight(*NB), 1u);
 }
 
+TEST(ListSchedulerTest, ALoopCarriedValueIsDefinedAfterItsPredecessorsLastRead) {
+  // for (s = n; ; s >>= 1) if (s < 2) break: selection writes s' = s >> 1
+  // before the compare reads s, so s and s' overlap and the back edge needs
+  // a copy. The scheduler orders the compare first: s' can take s's
+  // register (softmax's reduction loops).
+  Function Fn;
+  Fn.Name = "halve";
+  Block *Entry = Fn.addBlock("entry");
+  Block *Loop = Fn.addBlock("loop");
+  Block *Exit = Fn.addBlock("exit");
+  Reg Init = Fn.newVReg(), S = Fn.newVReg(), Next = Fn.newVReg(), Done = Fn.newVReg();
+  Entry->Insts.push_back(Inst(LI, {Operand::def(Init), Operand::imm(256)}));
+  Entry->Insts.push_back(Inst(BR, {Operand::block(Loop)}));
+  Loop->Insts.push_back(Inst(PHI, {Operand::def(S), Operand::use(Init), Operand::block(Entry),
+                                   Operand::use(Next), Operand::block(Loop)}));
+  Loop->Insts.push_back(
+      Inst(op(simt::Opcode::SHRI), {Operand::def(Next), Operand::use(S), Operand::imm(1)}));
+  Loop->Insts.push_back(
+      Inst(op(simt::Opcode::SETLTUI), {Operand::def(Done), Operand::use(S), Operand::imm(2)}));
+  Loop->Insts.push_back(
+      Inst(BRCOND, {Operand::use(Done), Operand::block(Exit), Operand::block(Loop)}));
+  Exit->Insts.push_back(Inst(RET, {}));
+  ASSERT_EQ(verify(Fn, TargetKind::Simt, false), "");
+  sched::scheduleFunction(Fn, {});
+  ASSERT_EQ(verify(Fn, TargetKind::Simt, false), "");
+  EXPECT_TRUE(isOp(Loop->Insts[1], simt::Opcode::SETLTUI));
+  EXPECT_TRUE(isOp(Loop->Insts[2], simt::Opcode::SHRI));
+}
+
 } // namespace
