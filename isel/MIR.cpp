@@ -6,6 +6,7 @@
 #include "PTX.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -68,6 +69,57 @@ static bool endsFlow(const Inst &I) {
     return D.has(simt::IsJump) || D.has(simt::IsExit);
   }
   return false;
+}
+
+std::vector<BitVector> ssaLiveOut(const Function &Fn) {
+  const size_t NB = Fn.Blocks.size(), NV = Fn.numVRegs();
+  DenseMap<const Block *, unsigned> Index;
+  for (size_t K = 0; K < NB; ++K)
+    Index[Fn.Blocks[K].get()] = unsigned(K);
+  auto isVReg = [](const Operand &O) { return O.isReg() && isVirtual(O.R); };
+  // Per block: read before any def in it (PHIs excluded), and defined in it
+  // (PHIs included); the values its successors' PHIs read on its edges.
+  std::vector<BitVector> UpwardUses(NB, BitVector(NV)), Defs(NB, BitVector(NV)),
+      PhiReads(NB, BitVector(NV));
+  std::vector<SmallVector<unsigned, 2>> Succs(NB);
+  for (size_t K = 0; K < NB; ++K) {
+    const Block &B = *Fn.Blocks[K];
+    for (const Block *S : successors(Fn, B))
+      Succs[K].push_back(Index.lookup(S));
+    for (const Inst &I : B.Insts) {
+      if (I.Opcode == PHI) {
+        for (size_t O = 1; O + 1 < I.Ops.size(); O += 2)
+          if (isVReg(I.Ops[O]) && I.Ops[O + 1].isBlock())
+            if (auto It = Index.find(I.Ops[O + 1].Target); It != Index.end())
+              PhiReads[It->second].set(I.Ops[O].R - VirtRegBase);
+      } else {
+        for (const Operand &O : I.Ops)
+          if (isVReg(O) && !O.IsDef && !Defs[K].test(O.R - VirtRegBase))
+            UpwardUses[K].set(O.R - VirtRegBase);
+      }
+      for (const Operand &O : I.Ops)
+        if (isVReg(O) && O.IsDef)
+          Defs[K].set(O.R - VirtRegBase);
+    }
+  }
+  std::vector<BitVector> LiveIn(NB, BitVector(NV)), LiveOut(NB, BitVector(NV));
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t K = NB; K-- > 0;) {
+      BitVector Out = PhiReads[K];
+      for (unsigned S : Succs[K])
+        Out |= LiveIn[S];
+      BitVector In = Out;
+      In.reset(Defs[K]);
+      In |= UpwardUses[K];
+      if (In != LiveIn[K] || Out != LiveOut[K]) {
+        LiveIn[K] = std::move(In);
+        LiveOut[K] = std::move(Out);
+        Changed = true;
+      }
+    }
+  }
+  return LiveOut;
 }
 
 SmallVector<Block *, 2> successors(const Function &Fn, const Block &B) {

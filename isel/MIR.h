@@ -25,6 +25,7 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -246,6 +247,14 @@ private:
 /// cfg lowering, when Fn is given and B's last instruction is not an
 /// unconditional jump, RET or exit).
 llvm::SmallVector<Block *, 2> successors(const Function &Fn, const Block &B);
+
+/// SSA block liveness, for MIR that still has PHIs: per block (Fn.Blocks
+/// order), by vreg index (Reg - VirtRegBase), the values live at its end,
+/// that is live into a successor (below that successor's PHIs) or read by
+/// a successor's PHI on the edge from this block. A PHI's operands are read
+/// at the end of the predecessor they name, not in the PHI's block. A
+/// backward dataflow over successors(), iterated to its fixed point.
+std::vector<llvm::BitVector> ssaLiveOut(const Function &Fn);
 
 /// Which target the instructions belong to, for printing opcode names and
 /// checking operand shapes (simt and ptx opcodes share the numbers below

@@ -146,9 +146,9 @@ class InterferenceGraph {
 public:
   explicit InterferenceGraph(const mir::Function &Fn) : NumRegs(Fn.numVRegs()) {
     computeValues(Fn);
-    computeLiveness(Fn);
-    for (const auto &B : Fn.Blocks)
-      addBlockInterference(Fn, *B);
+    std::vector<BitVector> LiveOut = mir::ssaLiveOut(Fn);
+    for (size_t K = 0; K < Fn.Blocks.size(); ++K)
+      addBlockInterference(Fn, *Fn.Blocks[K], LiveOut[K]);
   }
 
   bool interfere(unsigned A, unsigned B) const {
@@ -209,55 +209,11 @@ private:
     }
   }
 
-  /// LiveOut(P) = union over successors S of LiveIn(S) (live at S's top,
-  /// below its PHIs, minus S's PHI defs) and the values S's PHIs take from
-  /// P. Iterated to a fixed point in reverse layout order.
-  void computeLiveness(const mir::Function &Fn) {
-    DenseMap<const Block *, BitVector> UpwardUses, Defs;
-    for (const auto &B : Fn.Blocks) {
-      BitVector &Use = UpwardUses[B.get()], &Def = Defs[B.get()];
-      Use.resize(NumRegs);
-      Def.resize(NumRegs);
-      for (const Inst &I : B->Insts) {
-        for (const Operand &O : I.Ops)
-          if (isVReg(O) && !O.IsDef && I.Opcode != mir::PHI && !Def.test(idx(O.R)))
-            Use.set(idx(O.R));
-        for (const Operand &O : I.Ops)
-          if (isVReg(O) && O.IsDef)
-            Def.set(idx(O.R));
-      }
-      LiveIn[B.get()].resize(NumRegs);
-      LiveOut[B.get()].resize(NumRegs);
-    }
-    for (bool Changed = true; Changed;) {
-      Changed = false;
-      for (auto It = Fn.Blocks.rbegin(); It != Fn.Blocks.rend(); ++It) {
-        const Block *B = It->get();
-        BitVector Out(NumRegs);
-        for (Block *S : mir::successors(Fn, *B)) {
-          Out |= LiveIn[S];
-          for (const Inst &Phi : phisOf(*S))
-            for (size_t K = 1; K + 1 < Phi.Ops.size(); K += 2)
-              if (Phi.Ops[K + 1].Target == B && isVReg(Phi.Ops[K]))
-                Out.set(idx(Phi.Ops[K].R));
-        }
-        BitVector In = Out;
-        In.reset(Defs[B]);
-        In |= UpwardUses[B];
-        if (Out != LiveOut[B] || In != LiveIn[B]) {
-          LiveOut[B] = std::move(Out);
-          LiveIn[B] = std::move(In);
-          Changed = true;
-        }
-      }
-    }
-  }
-
-  /// Walks \p B backwards from its live-out set: each def interferes with
-  /// everything live right after it (a COPY's def not with its source);
-  /// the PHI defs with everything live below the PHIs and with each other.
-  void addBlockInterference(const mir::Function &Fn, const Block &B) {
-    BitVector Live = LiveOut[&B];
+  /// Walks \p B backwards from its live-out set \p Live
+  /// (mir::ssaLiveOut): each def interferes with everything live right
+  /// after it (a COPY's def not with its source); the PHI defs with
+  /// everything live below the PHIs and with each other.
+  void addBlockInterference(const mir::Function &Fn, const Block &B, BitVector Live) {
     ArrayRef<Inst> Phis = phisOf(B);
     for (size_t K = B.Insts.size(); K-- > Phis.size();) {
       const Inst &I = B.Insts[K];
@@ -296,7 +252,6 @@ private:
 
   unsigned NumRegs;
   std::vector<unsigned> Value;
-  DenseMap<const Block *, BitVector> LiveIn, LiveOut;
   DenseSet<std::pair<unsigned, unsigned>> Edges;
 };
 

@@ -532,11 +532,15 @@ void TraceProfiler::instruction(StringRef Line) {
 
 namespace {
 /// The registers an instruction names, read or written, as the rtl's
-/// scoreboard checks them before it issues (rs1, rs2, rs3 and rd).
+/// scoreboard checks them before it issues (rs1, rs2, rs3 and rd), and the
+/// one it writes (the first def).
 WarpStep::Issue scoreboardEntry(ArrayRef<std::pair<uint8_t, bool>> Regs) {
   WarpStep::Issue E;
-  for (auto [R, Def] : Regs)
+  for (auto [R, Def] : Regs) {
     E.Regs |= uint64_t(1) << R;
+    if (Def && !E.Def)
+      E.Def = R;
+  }
   return E;
 }
 } // namespace
@@ -610,11 +614,6 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
       Round.Dependency += Add.DependencyCycles;
       Round.Stalls.push_back(float(Add.DependencyCycles));
       WarpStep::Issue Entry = scoreboardEntry(I.Regs);
-      for (auto [R, Def] : I.Regs)
-        if (Def) {
-          Entry.Def = R;
-          break;
-        }
       // Whole cycles, at most a few thousand (an iterative instruction at 32
       // cycles per warp instruction).
       Entry.Latency = uint16_t(std::min(std::lround(Ready), 65535l));
@@ -650,13 +649,7 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
     Round.Stalls.push_back(float(Stall));
     // Its result is readable when the LSU writes it back, which only the
     // walk knows (Latency stays 0).
-    WarpStep::Issue Entry = scoreboardEntry(I.Regs);
-    for (auto [R, Def] : I.Regs)
-      if (Def) {
-        Entry.Def = R;
-        break;
-      }
-    Round.Issues.push_back(Entry);
+    Round.Issues.push_back(scoreboardEntry(I.Regs));
     Round.HasMemory = true;
   }
   W.Clock = Issue;

@@ -12,10 +12,11 @@
 //      which case instructions that free registers win, then selection
 //      order (not height: that would hoist again). Live counts every
 //      value: the block's own and those live into its body (PHI results,
-//      values from other blocks), from an SSA block liveness; counting only
-//      the block's own let the scheduler hoist past the budget in blocks
-//      where live-through values already filled it (many_live spilled 144
-//      bytes a thread scheduled against 92 in selection order, 2026-12-03).
+//      values from other blocks), from an SSA block liveness
+//      (mir::ssaLiveOut); counting only the block's own let the scheduler
+//      hoist past the budget in blocks where live-through values already
+//      filled it (many_live spilled 144 bytes a thread scheduled against 92
+//      in selection order, 2026-12-03).
 // Between 2 and 3, edges of latency 0 make a loop's latch read each
 // loop-carried value before it defines the next one (orderCarriedValues),
 // so the two can share a register.
@@ -432,59 +433,11 @@ private:
 };
 
 /// Per block (Fn.Blocks order), by vreg index: the values live after its
-/// body, that is read by its terminator or live out of the block. SSA
-/// block liveness, a backward dataflow over mir::successors: a PHI's
-/// operand is read on its edge, at the end of the predecessor it names,
-/// not in the PHI's block.
+/// body, that is live out of the block (mir::ssaLiveOut) or read by its
+/// terminator.
 std::vector<BitVector> liveAfterBodies(const mir::Function &Fn) {
-  const size_t NB = Fn.Blocks.size(), NV = Fn.numVRegs();
-  DenseMap<const mir::Block *, unsigned> Index;
-  for (size_t K = 0; K < NB; ++K)
-    Index[Fn.Blocks[K].get()] = unsigned(K);
-  // Per block: read before any def in it (PHIs excluded), and defined in it.
-  std::vector<BitVector> UpwardUses(NB, BitVector(NV)), Defs(NB, BitVector(NV));
-  // Per block: the values PHIs of other blocks read on its outgoing edges.
-  std::vector<BitVector> PhiReads(NB, BitVector(NV));
-  std::vector<SmallVector<unsigned, 2>> Succs(NB);
-  for (size_t K = 0; K < NB; ++K) {
-    const mir::Block &B = *Fn.Blocks[K];
-    for (const mir::Block *S : mir::successors(Fn, B))
-      Succs[K].push_back(Index.lookup(S));
-    for (const Inst &I : B.Insts) {
-      if (I.Opcode == mir::PHI) {
-        for (size_t O = 1; O + 1 < I.Ops.size(); O += 2)
-          if (I.Ops[O].isReg() && mir::isVirtual(I.Ops[O].R) && I.Ops[O + 1].isBlock())
-            if (auto It = Index.find(I.Ops[O + 1].Target); It != Index.end())
-              PhiReads[It->second].set(vregIndex(I.Ops[O].R));
-      } else {
-        for (const mir::Operand &O : I.Ops)
-          if (O.isReg() && !O.IsDef && mir::isVirtual(O.R) && !Defs[K].test(vregIndex(O.R)))
-            UpwardUses[K].set(vregIndex(O.R));
-      }
-      for (const mir::Operand &O : I.Ops)
-        if (O.isReg() && O.IsDef && mir::isVirtual(O.R))
-          Defs[K].set(vregIndex(O.R));
-    }
-  }
-  std::vector<BitVector> LiveIn(NB, BitVector(NV)), LiveOut(NB, BitVector(NV));
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (size_t K = NB; K-- > 0;) {
-      BitVector Out = PhiReads[K];
-      for (unsigned S : Succs[K])
-        Out |= LiveIn[S];
-      BitVector In = Out;
-      In.reset(Defs[K]);
-      In |= UpwardUses[K];
-      if (In != LiveIn[K] || Out != LiveOut[K]) {
-        LiveIn[K] = std::move(In);
-        LiveOut[K] = std::move(Out);
-        Changed = true;
-      }
-    }
-  }
-  // After the body: live out, or read by the terminator.
-  for (size_t K = 0; K < NB; ++K) {
+  std::vector<BitVector> LiveOut = mir::ssaLiveOut(Fn);
+  for (size_t K = 0; K < Fn.Blocks.size(); ++K) {
     const mir::Block &B = *Fn.Blocks[K];
     if (!B.Insts.empty() && isPseudoTerminator(B.Insts.back()))
       for (const mir::Operand &O : B.Insts.back().Ops)

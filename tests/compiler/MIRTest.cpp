@@ -84,3 +84,44 @@ TEST(MIRTest, SuccessorsIncludeFallThroughAfterLowering) {
 }
 
 } // namespace
+
+TEST(MIRTest, SsaLiveOutReadsPhiOperandsOnTheirEdges) {
+  // entry: n = li; br loop
+  // loop:  s = phi [n, entry], [t, loop]; t = s + 1; c = t < n;
+  //        brcond c, loop, exit
+  // exit:  ret
+  Function Fn;
+  Fn.Name = "count";
+  Block *Entry = Fn.addBlock("entry");
+  Block *Loop = Fn.addBlock("loop");
+  Block *Exit = Fn.addBlock("exit");
+  Reg N = Fn.newVReg(), S = Fn.newVReg(), T = Fn.newVReg(), C = Fn.newVReg();
+  Entry->Insts.push_back(Inst(LI, {Operand::def(N), Operand::imm(8)}));
+  Entry->Insts.push_back(Inst(BR, {Operand::block(Loop)}));
+  Loop->Insts.push_back(Inst(PHI, {Operand::def(S), Operand::use(N), Operand::block(Entry),
+                                   Operand::use(T), Operand::block(Loop)}));
+  Loop->Insts.push_back(
+      Inst(op(simt::Opcode::ADDI), {Operand::def(T), Operand::use(S), Operand::imm(1)}));
+  Loop->Insts.push_back(
+      Inst(op(simt::Opcode::SETLTU), {Operand::def(C), Operand::use(T), Operand::use(N)}));
+  Loop->Insts.push_back(
+      Inst(BRCOND, {Operand::use(C), Operand::block(Loop), Operand::block(Exit)}));
+  Exit->Insts.push_back(Inst(RET, {}));
+  ASSERT_EQ(verify(Fn, TargetKind::Simt, false), "");
+  std::vector<llvm::BitVector> Out = ssaLiveOut(Fn);
+  ASSERT_EQ(Out.size(), 3u);
+  auto Live = [&](unsigned B, Reg R) { return Out[B].test(R - VirtRegBase); };
+  // entry: n for the PHI's edge and for the loop's compare; not s, which
+  // the PHI defines below, nor t, which the PHI reads only on the back edge.
+  EXPECT_TRUE(Live(0, N));
+  EXPECT_FALSE(Live(0, S));
+  EXPECT_FALSE(Live(0, T));
+  // loop: t for the PHI's back edge and n for the compare, not the PHI's
+  // result s (its next value is t) nor the condition (read by the
+  // terminator, inside the block).
+  EXPECT_TRUE(Live(1, T));
+  EXPECT_TRUE(Live(1, N));
+  EXPECT_FALSE(Live(1, S));
+  EXPECT_FALSE(Live(1, C));
+  EXPECT_TRUE(Out[2].none());
+}

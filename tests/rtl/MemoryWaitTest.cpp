@@ -39,15 +39,9 @@ using namespace llvm;
 namespace {
 
 std::unique_ptr<Device> openRtl(MemoryWait Wait, raw_ostream *Trace = nullptr) {
-  DeviceOptions O;
-  O.Config.MemWait = Wait;
-  O.Trace = Trace;
-  auto D = openDevice("rtl", O);
-  if (!D) {
-    ADD_FAILURE() << toString(D.takeError());
-    return nullptr;
-  }
-  return std::move(*D);
+  AcceleratorConfig C;
+  C.MemWait = Wait;
+  return rtltest::openRtlWith(C, Trace);
 }
 
 /// The simt model's cycles for the launches of the iss trace \p Trace

@@ -3,7 +3,8 @@
 // The rtl tests that change a run-time input of the core (the scheduler
 // policy, the memory wait) check the same thing first: every sample still
 // computes what iss computes, with every counter iss reports and the same
-// per-warp traces. This runs that check once for all of them.
+// per-warp traces. This runs that check once for all of them, and opens
+// the rtl variant they check.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -21,6 +22,22 @@
 #include <string>
 
 namespace tandem::rtltest {
+
+/// The rtl device under \p C (defaults but for the input a test varies),
+/// tracing to \p Trace; null, after a test failure saying why, if it does
+/// not open.
+inline std::unique_ptr<Device> openRtlWith(const AcceleratorConfig &C,
+                                           llvm::raw_ostream *Trace = nullptr) {
+  DeviceOptions O;
+  O.Config = C;
+  O.Trace = Trace;
+  auto D = openDevice("rtl", O);
+  if (!D) {
+    ADD_FAILURE() << llvm::toString(D.takeError());
+    return nullptr;
+  }
+  return std::move(*D);
+}
 
 /// Runs every sample with seed \p Seed on a traced iss and on \p Rtl, whose
 /// trace the caller routed to \p RtlTrace (cleared before each sample), and

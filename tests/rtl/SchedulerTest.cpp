@@ -34,19 +34,11 @@ using namespace llvm;
 
 namespace {
 
-std::unique_ptr<Device> openRtl(WarpScheduler Policy,
-                                raw_ostream *Trace = nullptr) {
-  DeviceOptions O;
-  O.Config.Scheduler = Policy;
-  O.Trace = Trace;
-  auto D = openDevice("rtl", O);
-  if (!D) {
-    ADD_FAILURE() << toString(D.takeError());
-    return nullptr;
-  }
-  return std::move(*D);
+std::unique_ptr<Device> openRtl(WarpScheduler Policy, raw_ostream *Trace = nullptr) {
+  AcceleratorConfig C;
+  C.Scheduler = Policy;
+  return rtltest::openRtlWith(C, Trace);
 }
-
 
 // Round-robin against iss is Rtl.EverySampleAgreesWithIss (RtlTest.cpp);
 // the same here under greedy-then-oldest, so both policies compute the same.

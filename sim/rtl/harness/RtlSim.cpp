@@ -1023,8 +1023,7 @@ void Simulator::Impl::traceIssue(unsigned Warp, uint32_t Pc) {
   if (Pc - Prog.Entry >= Prog.CodeBytes || Warp >= TraceOrder.size())
     return; // a fault, reported at the next edge
   const simt::InstrDesc &D = simt::getDesc(Prog.Decoded[(Pc - Prog.Entry) / 4].Op);
-  bool Lsu = StringRef(simt::getFuncUnitName(simt::getSchedClassDesc(D.Sched).Unit))
-                 .equals_insensitive("lsu");
+  bool Lsu = simt::getSchedClassDesc(D.Sched).Unit == simt::FuncUnit::LSU;
   TraceOrder[Warp].push_back({Lsu, false, {}});
 }
 
