@@ -17,6 +17,11 @@
 // tandem_faults and llc_faults the page faults per compile (memory the
 // kernel had to map in, which the CPU time includes: a compile that
 // unmaps and re-faults large blocks each time shows up there).
+// Besides the suite, two generated kernels of one long block (1,600 and
+// 6,400 statements of fp arithmetic with if-converted branches, about 5 and
+// 20 thousand instructions): a compile time that grows faster than the code
+// shows up as tandem_ms growing more than 4x from one to the other (the
+// list scheduler's ready set was quadratic there until 2026-12-03).
 // The prepared IR uses the 32-bit nvptx triple our simt target wants; llc
 // compiles it for that triple (issue 4 names nvptx64: the code generator is
 // the same, only pointer width differs).
@@ -31,11 +36,13 @@
 #include "isel/Prepare.h"
 
 #include "llvm/ADT/SmallString.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -77,9 +84,9 @@ struct PreparedSource {
   std::unique_ptr<Module> M;
 };
 
-Expected<PreparedSource> prepare(StringRef Path) {
+Expected<PreparedSource> prepare(StringRef Path, StringRef Name) {
   PreparedSource P;
-  P.Name = sys::path::stem(Path).str();
+  P.Name = Name.str();
   P.Ctx = std::make_unique<LLVMContext>();
   tandem::frontend::FrontendOptions FE;
   auto M = tandem::frontend::loadKernelSource(Path, *P.Ctx, FE);
@@ -90,6 +97,38 @@ Expected<PreparedSource> prepare(StringRef Path) {
     return E;
   P.M = std::move(*M);
   return P;
+}
+
+/// CUDA C for one kernel whose body is \p Statements statements in one
+/// block once the branches are if-converted: each updates two floats from
+/// constants of its own, so the block holds thousands of constants.
+std::string longBlockKernel(unsigned Statements) {
+  std::string Src = "extern \"C\" __global__ void long_block(const float *x, float *out, int m) {\n"
+                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "  float a = x[i], b = x[i + m];\n";
+  for (unsigned K = 0; K < Statements; ++K)
+    Src +=
+        formatv("  a = a * {0:f6}f + b; if (a > {1}.0f) b = b - a * 0.5f; else b = b + {2}.0f;\n",
+                1.0 + K * 1e-4, K, K % 7)
+            .str();
+  return Src + "  out[i] = a + b;\n}\n";
+}
+
+/// Writes \p Text to a temporary .cu file and prepares it.
+Expected<PreparedSource> prepareGenerated(StringRef Name, StringRef Text) {
+  SmallString<128> Path;
+  if (std::error_code EC = sys::fs::createTemporaryFile("tandem-compilebench", "cu", Path))
+    return createStringError(EC, "cannot create a temporary file");
+  FileRemover Remove(Path);
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    OS << Text;
+    OS.close();
+    if (EC || OS.has_error())
+      return createStringError(EC ? EC : OS.error(), "cannot write '%s'", Path.c_str());
+  }
+  return prepare(Path, Name);
 }
 
 std::unique_ptr<TargetMachine> nvptxMachine(const Module &M) {
@@ -182,13 +221,18 @@ int main(int Argc, char **Argv) {
     if (sys::path::extension(It->path()) == ".cu")
       Paths.push_back(It->path());
   llvm::sort(Paths);
-  for (const std::string &Path : Paths) {
-    Expected<PreparedSource> P = prepare(Path);
+  auto Keep = [&](Expected<PreparedSource> P, StringRef What) {
     if (!P) {
-      errs() << "compile-bench: skipping " << Path << ": " << toString(P.takeError()) << "\n";
-      continue;
+      errs() << "compile-bench: skipping " << What << ": " << toString(P.takeError()) << "\n";
+      return;
     }
     Sources.push_back(std::move(*P));
+  };
+  for (const std::string &Path : Paths)
+    Keep(prepare(Path, sys::path::stem(Path)), Path);
+  for (unsigned Statements : {1600u, 6400u}) {
+    std::string Name = formatv("long_block_{0}", Statements).str();
+    Keep(prepareGenerated(Name, longBlockKernel(Statements)), Name);
   }
   for (const PreparedSource &Src : Sources)
     benchmark::RegisterBenchmark(("Compile/" + Src.Name).c_str(), compileSideBySide,
