@@ -504,8 +504,7 @@ Error WarpWalk::run() {
                                : -1;
     } else if (D.has(simt::IsLoad) || D.has(simt::IsStore) || D.has(simt::IsAtomic) ||
                D.Space != simt::MemSpace::None ||
-               StringRef(simt::getFuncUnitName(simt::getSchedClassDesc(D.Sched).Unit))
-                   .equals_insensitive("lsu")) {
+               simt::getSchedClassDesc(D.Sched).Unit == simt::FuncUnit::LSU) {
       if (Error E = memory(I, Inst, Addrs))
         return E;
       if (D.has(simt::AllLanes))

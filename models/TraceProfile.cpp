@@ -576,7 +576,7 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
   const simt::InstrDesc &D = simt::getDesc(I.Op);
   const simt::SchedClassDesc &S = simt::getSchedClassDesc(D.Sched);
   const unsigned Cpw = Config.cyclesPerWarpInstr();
-  bool IsLsu = StringRef(simt::getFuncUnitName(S.Unit)).equals_insensitive("lsu");
+  bool IsLsu = S.Unit == simt::FuncUnit::LSU;
   // The scoreboard: the warp issues once every register it names is ready.
   const double Earliest = IsLsu ? W.MemClock : W.Clock;
   double Issue = Earliest;
