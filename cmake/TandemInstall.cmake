@@ -103,8 +103,9 @@ if(NOT "C" IN_LIST _tandem_languages)
 endif()
 # Debian's LLVM version file matches major.minor only, so "19" alone fails.
 find_dependency(LLVM 19.1 CONFIG)
-# The Verilated RTL model's runtime uses threads.
+# The Verilated RTL model's runtime uses threads, and its FST writer zlib.
 find_dependency(Threads)
+find_dependency(ZLIB)
 
 include("${CMAKE_CURRENT_LIST_DIR}/TandemTargets.cmake")
 

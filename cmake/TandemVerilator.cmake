@@ -15,15 +15,28 @@ find_package(Threads REQUIRED)
 # Verilator's runtime, compiled once for every model. (`verilator --build`
 # without --exe builds only the model archive.)
 if(NOT TARGET tandem_verilator_runtime)
+  find_package(ZLIB REQUIRED)
+  set(_tandem_fstapi_sources
+    ${TANDEM_VERILATOR_ROOT}/include/gtkwave/fstapi.c
+    ${TANDEM_VERILATOR_ROOT}/include/gtkwave/fastlz.c
+    ${TANDEM_VERILATOR_ROOT}/include/gtkwave/lz4.c)
+  # Third-party C: its own configuration header, none of our warnings.
+  set_source_files_properties(${_tandem_fstapi_sources} PROPERTIES
+    COMPILE_DEFINITIONS "FST_CONFIG_INCLUDE=\"fst_config.h\""
+    COMPILE_OPTIONS "-w")
   add_library(tandem_verilator_runtime STATIC
     ${TANDEM_VERILATOR_ROOT}/include/verilated.cpp
     ${TANDEM_VERILATOR_ROOT}/include/verilated_threads.cpp
     # Models Verilated with --trace (the core's, for --vcd) need the VCD
     # writer; it is inert for models without tracing.
-    ${TANDEM_VERILATOR_ROOT}/include/verilated_vcd_c.cpp)
+    ${TANDEM_VERILATOR_ROOT}/include/verilated_vcd_c.cpp
+    # GTKWave's FST writer and reader, which Verilator ships: `--fst`
+    # rewrites the core's VCD as FST through it (sim/rtl/harness/VcdToFst.h).
+    ${_tandem_fstapi_sources})
   target_include_directories(tandem_verilator_runtime SYSTEM PUBLIC
-    ${TANDEM_VERILATOR_ROOT}/include ${TANDEM_VERILATOR_ROOT}/include/vltstd)
-  target_link_libraries(tandem_verilator_runtime PUBLIC Threads::Threads)
+    ${TANDEM_VERILATOR_ROOT}/include ${TANDEM_VERILATOR_ROOT}/include/vltstd
+    ${TANDEM_VERILATOR_ROOT}/include/gtkwave)
+  target_link_libraries(tandem_verilator_runtime PUBLIC Threads::Threads ZLIB::ZLIB)
 endif()
 
 function(tandem_verilate name)

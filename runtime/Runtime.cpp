@@ -103,8 +103,7 @@ Expected<std::unique_ptr<Device>> openDevice(StringRef Name,
     return createStringError(
         inconvertibleErrorCode(),
         "device '" + Name + "': " +
-            (!Opts.WaveformPath.empty() ? "a waveform (--vcd)"
-                                        : "a timeline (--timeline)") +
+            (!Opts.WaveformPath.empty() ? "a waveform (--vcd, --fst)" : "a timeline (--timeline)") +
             " is written only by the rtl device; use --device rtl");
   if (Name == "iss") {
     auto Mem = iss::DeviceMemory::create(Opts.MemoryBytes);

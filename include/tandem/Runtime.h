@@ -95,10 +95,13 @@ struct DeviceOptions {
   llvm::raw_ostream *Trace = nullptr;
   /// Device memory in bytes (global memory size).
   uint64_t MemoryBytes = 256ull << 20;
-  /// rtl only (--vcd): write a VCD waveform of every signal of the core for
-  /// each launch to this file (the last launch's replaces earlier ones).
-  /// Empty: none. Other devices refuse to open with it set.
+  /// rtl only (--vcd, --fst): write a waveform of every signal of the core
+  /// for each launch to this file (the last launch's replaces earlier
+  /// ones). Empty: none. Other devices refuse to open with it set.
   std::string WaveformPath;
+  /// The waveform in GTKWave's FST format (compressed, much smaller than
+  /// the VCD) rather than VCD.
+  bool WaveformAsFst = false;
   /// rtl only (--timeline): write a Chrome/Perfetto trace (Trace Event
   /// Format JSON, one track per warp: issue and stall intervals by cause) of
   /// each launch to this file (the last launch's replaces earlier ones).

@@ -7,7 +7,7 @@
 //              [--set NAME=TYPE:V,...|NAME=in:FILE.npy]...
 //              [--get NAME:TYPE|NAME=out:FILE.npy:TYPE]...
 //              [-O0..-O3] [--json] [--predict]   (--predict: iss, rtl)
-//              [--vcd FILE] [--timeline FILE.json]   (rtl only)
+//              [--vcd FILE | --fst FILE] [--timeline FILE.json]   (rtl only)
 //              [--scheduler rr|gto] [--memory-wait instruction|register]
 //                                     (override the configuration's)
 //
@@ -149,8 +149,8 @@ void printRunHelp(raw_ostream &OS) {
         "                     rtl the error against the measured cycles (docs/Report.md)\n"
         "  --vcd FILE         rtl only: write a VCD waveform of the core's "
         "signals (docs/RTL.md)\n"
-        "  --fst FILE         not supported: the model is built for VCD; "
-        "convert with vcd2fst\n"
+        "  --fst FILE         rtl only: the same waveform in GTKWave's compressed FST "
+        "format\n"
         "  --timeline FILE    rtl only: write a Chrome/Perfetto trace, one "
         "track per warp\n"
         "                     with issue and stall intervals (open in "
@@ -226,6 +226,7 @@ struct Options {
   bool Trace = false;
   bool Predict = false; ///< --predict: the simt model's prediction too
   std::string WaveformPath, TimelinePath;
+  bool WaveformAsFst = false; ///< --fst rather than --vcd
   uint64_t Seed = 1;
   uint64_t Dump = 0;
   uint64_t StepLimit = 1ull << 32;
@@ -559,17 +560,13 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       if (!B)
         return usageError(toString(B.takeError()));
       O.SharedBytes = *B;
-    } else if (Name == "--vcd" || Name == "--timeline") {
+    } else if (Name == "--vcd" || Name == "--fst" || Name == "--timeline") {
       if (!Value(V) || V.empty())
         return Need();
-      (Name == "--vcd" ? O.WaveformPath : O.TimelinePath) = V.str();
-    } else if (Name == "--fst") {
-      // Verilator 5.006 compiles a model for one trace format (--trace or
-      // --trace-fst); a second model only for FST is not worth its build.
-      return usageError("--fst is not supported: the rtl model is compiled "
-                        "with VCD tracing (Verilator builds a model for one "
-                        "trace format); use --vcd FILE and convert with "
-                        "vcd2fst if needed");
+      if (Name != "--timeline" && !O.WaveformPath.empty())
+        return usageError(Name + ": one waveform per run (--vcd or --fst)");
+      (Name == "--timeline" ? O.TimelinePath : O.WaveformPath) = V.str();
+      O.WaveformAsFst |= Name == "--fst";
     } else if (Name == "--device") {
       if (!Value(V))
         return Need();
@@ -645,7 +642,9 @@ int parseOptions(int Argc, char **Argv, Options &O) {
   if (!O.Block)
     return usageError("--block X[,Y[,Z]] is required");
   if (O.Device != "rtl" && (!O.WaveformPath.empty() || !O.TimelinePath.empty()))
-    return usageError(Twine(O.WaveformPath.empty() ? "--timeline" : "--vcd") +
+    return usageError(Twine(O.WaveformPath.empty() ? "--timeline"
+                            : O.WaveformAsFst      ? "--fst"
+                                                   : "--vcd") +
                       ": only the rtl device records waveforms and "
                       "timelines; add --device rtl");
   return 0;
@@ -1181,6 +1180,7 @@ int runCommand(int Argc, char **Argv) {
   DO.StepLimit = O.StepLimit;
   DO.Trace = O.Trace ? &outs() : nullptr;
   DO.WaveformPath = O.WaveformPath;
+  DO.WaveformAsFst = O.WaveformAsFst;
   DO.TimelinePath = O.TimelinePath;
   Expected<std::unique_ptr<Device>> Dev = openDevice(O.Device, DO);
   if (!Dev)

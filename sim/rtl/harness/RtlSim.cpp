@@ -15,9 +15,9 @@
 //
 // Seeing inside (DeviceOptions::WaveformPath, TimelinePath): the model is
 // always compiled with VCD tracing, switched on only when a waveform is asked
-// for; the timeline samples the core's per-warp status ports after every
-// edge. Both files are written to a temporary name and renamed when the
-// launch ends, faulted or not (a fault is when one wants to look).
+// for (an FST is that VCD rewritten, VcdToFst.h); the timeline samples the core's per-warp status
+// ports after every edge. Both files are written to a temporary name and renamed when the launch
+// ends, faulted or not (a fault is when one wants to look).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +29,7 @@
 
 #include "CoreModel.h"
 #include "ModelCache.h"
+#include "VcdToFst.h"
 
 #include "tandem/DeviceError.h"
 
@@ -468,6 +469,11 @@ Error Simulator::Impl::closeWaveform() {
     return Error::success();
   Model->closeWaveform();
   Vcd = false;
+  if (Opts.WaveformAsFst) {
+    Error Converted = convertVcdToFst(VcdTemp, Opts.WaveformPath);
+    sys::fs::remove(VcdTemp);
+    return Converted;
+  }
   if (std::error_code EC = sys::fs::rename(VcdTemp, Opts.WaveformPath)) {
     sys::fs::remove(VcdTemp);
     return createStringError(EC, "cannot write the waveform '" +
