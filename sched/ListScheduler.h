@@ -13,7 +13,9 @@
 // live into or through the block count: the guard sees the whole register
 // file, not only the block's own values); in a block that hands a PHI its
 // next value, every read of the PHI's result comes before that value's def,
-// so the two can share a register and the back edge needs no copy.
+// so the two can share a register and the back edge needs no copy. A block
+// whose schedule would need more registers at its peak than the register
+// file holds keeps selection order when that peaks lower (it spills less).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
