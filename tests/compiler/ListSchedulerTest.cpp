@@ -42,6 +42,15 @@ struct Chains {
 
 bool isOp(const Inst &I, simt::Opcode O) { return I.Opcode == op(O); }
 
+/// Schedules \p Fn for a file of \p Registers registers; the result must
+/// still be valid MIR.
+void scheduleFor(Function &Fn, unsigned Registers) {
+  sched::ScheduleOptions Opts;
+  Opts.NumRegisters = Registers;
+  sched::scheduleFunction(Fn, Opts);
+  EXPECT_EQ(verify(Fn, TargetKind::Simt, false), "");
+}
+
 /// Every use comes after its def (or is one of \p DefinedBefore, values
 /// of earlier blocks), and stores keep their order relative to each other
 /// and to loads that preceded them in the original.
@@ -174,11 +183,8 @@ TEST(ListSchedulerTest, RegisterBudgetLimitsHoisting) {
   };
   Function Wide, Narrow;
   Block *WB = Build(Wide), *NB = Build(Narrow);
-  sched::ScheduleOptions Opts;
-  Opts.NumRegisters = 64;
-  sched::scheduleFunction(Wide, Opts);
-  Opts.NumRegisters = 16;
-  sched::scheduleFunction(Narrow, Opts);
+  scheduleFor(Wide, 64);
+  scheduleFor(Narrow, 16);
   expectDependencesKept(*WB);
   expectDependencesKept(*NB);
   EXPECT_EQ(MaxLoadsInFlight(*WB), 24u);
@@ -242,13 +248,8 @@ TEST(ListSchedulerTest, ValuesLiveIntoABlockCountAgainstTheBudget) {
   Block *WB = Build(Wide);
   std::vector<Reg> WideValues = Values;
   Block *NB = Build(Narrow);
-  sched::ScheduleOptions Opts;
-  Opts.NumRegisters = 64;
-  sched::scheduleFunction(Wide, Opts);
-  Opts.NumRegisters = 12;
-  sched::scheduleFunction(Narrow, Opts);
-  ASSERT_EQ(verify(Wide, TargetKind::Simt, false), "");
-  ASSERT_EQ(verify(Narrow, TargetKind::Simt, false), "");
+  scheduleFor(Wide, 64);
+  scheduleFor(Narrow, 16);
   expectDependencesKept(*WB, WideValues);
   expectDependencesKept(*NB, Values);
   EXPECT_EQ(MaxLoadsInFlight(*WB), 8u);
@@ -335,13 +336,8 @@ TEST(ListSchedulerTest, ConstantsAreRankedLikeEveryOtherInstruction) {
   };
   Function Wide, Narrow;
   Block *WB = Build(Wide), *NB = Build(Narrow);
-  sched::ScheduleOptions Opts;
-  Opts.NumRegisters = 64;
-  sched::scheduleFunction(Wide, Opts);
-  Opts.NumRegisters = 12;
-  sched::scheduleFunction(Narrow, Opts);
-  ASSERT_EQ(verify(Wide, TargetKind::Simt, false), "");
-  ASSERT_EQ(verify(Narrow, TargetKind::Simt, false), "");
+  scheduleFor(Wide, 64);
+  scheduleFor(Narrow, 12);
   expectDependencesKept(*WB);
   expectDependencesKept(*NB);
   // Without pressure, by height: divide K (34 cycles, then adds K..23 at 2

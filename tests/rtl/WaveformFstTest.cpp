@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Assembler.h"
+#include "SeeingInsideKernel.h"
 #include "VcdToFst.h"
 
 #include "tandem/Runtime.h"
@@ -25,7 +25,6 @@
 
 #include <cstdio>
 #include <map>
-#include <random>
 #include <sstream>
 
 using namespace tandem;
@@ -33,65 +32,7 @@ using namespace llvm;
 
 namespace {
 
-// Each thread loads a[tid], squares it and stores it to b[tid], after a
-// barrier: memory, datapath and barrier signals all move.
-constexpr const char *Kernel = R"(
-.kernel k
-.param a ptr
-.param b ptr
-    s2r r1, %tid.x
-    ld.param.u32 r2, [r0 + @a]
-    ld.param.u32 r3, [r0 + @b]
-    shli r4, r1, 2
-    add r2, r2, r4
-    add r3, r3, r4
-    ld.global.u32 r5, [r2]
-    mul r6, r5, r5
-    bar
-    st.global.u32 [r3], r6
-    exit
-)";
-
-std::string tempPath(StringRef Suffix) {
-  SmallString<128> P;
-  EXPECT_FALSE(sys::fs::createTemporaryFile("tandem-waveform-fst", Suffix, P));
-  return P.str().str();
-}
-
-std::string readFile(StringRef Path) {
-  auto Buf = MemoryBuffer::getFile(Path);
-  return Buf ? (*Buf)->getBuffer().str() : "";
-}
-
-/// Runs the kernel on rtl (two blocks of 64 threads) with \p Opts; returns
-/// the error text, "" on success.
-std::string runKernel(const DeviceOptions &Opts) {
-  auto D = openDevice("rtl", Opts);
-  if (!D)
-    return toString(D.takeError());
-  auto Img = assemble(Kernel, "waveform-fst.s");
-  if (!Img)
-    return toString(Img.takeError());
-  std::vector<uint32_t> In(128);
-  std::mt19937 G(11);
-  for (uint32_t &V : In)
-    V = G();
-  auto A = (*D)->alloc(In.size() * 4), B = (*D)->alloc(In.size() * 4);
-  if (!A || !B)
-    return "alloc failed";
-  if (Error E = (*D)->write<uint32_t>(*A, In))
-    return toString(std::move(E));
-  if (Error E = (*D)->loadImage(*Img))
-    return toString(std::move(E));
-  LaunchParams P;
-  P.Kernel = "k";
-  P.Grid.X = 2;
-  P.Block.X = 64;
-  P.Args = {KernelArg::ptr(*A), KernelArg::ptr(*B)};
-  if (Error E = (*D)->launch(P))
-    return toString(std::move(E));
-  return "";
-}
+using namespace tandem::testing::seeing_inside;
 
 /// A VCD as the test reads it, independently of the converter: each
 /// variable by its full name (scopes, name and range), its width, and its
@@ -189,8 +130,8 @@ TEST(RtlWaveformFst, HoldsEveryVariableAndValueOfTheVcd) {
   Vcd.WaveformPath = tempPath("vcd");
   Fst.WaveformPath = tempPath("fst");
   Fst.WaveformAsFst = true;
-  ASSERT_EQ(runKernel(Vcd), "");
-  ASSERT_EQ(runKernel(Fst), "");
+  ASSERT_EQ(runKernel("rtl", Vcd), "");
+  ASSERT_EQ(runKernel("rtl", Fst), "");
   std::string VcdText = readFile(Vcd.WaveformPath);
   uint64_t FstBytes = 0;
   EXPECT_FALSE(sys::fs::file_size(Fst.WaveformPath, FstBytes));
