@@ -367,9 +367,6 @@ private:
   class FreeNodes {
   public:
     FreeNodes(const BlockScheduler &S, ArrayRef<unsigned> Free) : ByHeight(Free), ByDelta(Free) {
-      Delta.assign(S.Nodes.size(), 0);
-      for (unsigned K : Free)
-        Delta[K] = S.pressureDelta(K);
       // The rankings of schedule(): by height (highest first), or under
       // pressure by delta (lowest first); then selection order.
       llvm::sort(ByHeight, [&](unsigned A, unsigned B) {
@@ -377,7 +374,8 @@ private:
                                                       : A < B;
       });
       llvm::sort(ByDelta, [&](unsigned A, unsigned B) {
-        return Delta[A] != Delta[B] ? Delta[A] < Delta[B] : A < B;
+        int DA = S.pressureDelta(A), DB = S.pressureDelta(B);
+        return DA != DB ? DA < DB : A < B;
       });
       Taken.resize(S.Nodes.size());
       IsFree.resize(S.Nodes.size());
@@ -394,7 +392,6 @@ private:
         ++Next;
       return Next < List.size() ? std::optional<unsigned>(List[Next]) : std::nullopt;
     }
-    int delta(unsigned K) const { return Delta[K]; }
     bool contains(unsigned K) const { return IsFree.test(K); }
     void take(unsigned K) {
       Taken.set(K);
@@ -404,10 +401,19 @@ private:
   private:
     std::vector<unsigned> ByHeight, ByDelta;
     size_t NextByHeight = 0, NextByDelta = 0;
-    std::vector<int> Delta;
     BitVector IsFree, Taken;
     size_t Left = 0;
   };
+
+  /// Counts \p K as issued: its reads are done. Returns the change in the
+  /// number of live values (pressureDelta before the reads).
+  int issue(unsigned K) {
+    int Delta = pressureDelta(K);
+    for (Reg R : Nodes[K].Uses)
+      if (unsigned &N = Remaining[vregIndex(R)]; N > 0)
+        --N;
+    return Delta;
+  }
 
   /// The most values live at once if the body kept selection order
   /// (counted as schedule() counts). Recounts the uses; the caller clears
@@ -416,11 +422,8 @@ private:
     clearLocalUses();
     int Live = countLocalUses(), Peak = Live;
     for (unsigned K = 0; K < Nodes.size(); ++K) {
-      Live += pressureDelta(K);
+      Live += issue(K);
       Peak = std::max(Peak, Live);
-      for (Reg R : Nodes[K].Uses)
-        if (unsigned &N = Remaining[vregIndex(R)]; N > 0)
-          --N;
     }
     return Peak;
   }
@@ -481,11 +484,11 @@ private:
           continue;
         }
         // Only under pressure does the choice depend on the delta; otherwise
-        // it is computed once, for the pick (below).
+        // it is computed once, when the pick issues (below).
         Consider(K, Tight ? pressureDelta(K) : 0);
       }
       if (auto F = Free.best(Tight)) // waits for nothing: Earliest is 0
-        Consider(*F, Tight ? Free.delta(*F) : 0);
+        Consider(*F, Tight ? pressureDelta(*F) : 0);
       if (!Pick) {
         Cycle = NextCycle; // nothing can issue yet: wait for the next one
         continue;
@@ -495,18 +498,13 @@ private:
         continue;
       }
       unsigned K = *Pick;
-      if (!Tight)
-        PickDelta = pressureDelta(K);
       if (Free.contains(K))
         Free.take(K);
       else
         Ready.erase(llvm::find(Ready, K));
       Order.push_back(K);
-      Live += PickDelta;
+      Live += issue(K); // under pressure, PickDelta
       Peak = std::max(Peak, Live);
-      for (Reg R : Nodes[K].Uses)
-        if (unsigned &N = Remaining[vregIndex(R)]; N > 0)
-          --N;
       for (auto [S, Lat] : Nodes[K].Succs) {
         Nodes[S].Earliest = std::max(Nodes[S].Earliest, Cycle + Lat);
         if (--Nodes[S].NumPreds == 0)

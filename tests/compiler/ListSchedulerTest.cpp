@@ -342,8 +342,7 @@ TEST(ListSchedulerTest, ConstantsAreRankedLikeEveryOtherInstruction) {
   expectDependencesKept(*NB);
   // Without pressure, by height: divide K (34 cycles, then adds K..23 at 2
   // each, then the store) goes before the first add (24 adds and the
-  // store, 49) when 34 + 2 * (24 - K) + 1 > 49, for K < 17; its constant
-  // goes just before it.
+  // store, 49) when 34 + 2 * (24 - K) + 1 > 49, for K < 17.
   auto FirstAdd =
       llvm::find_if(WB->Insts, [](const Inst &I) { return isOp(I, simt::Opcode::ADD); });
   EXPECT_EQ(std::count_if(WB->Insts.begin(), FirstAdd,
