@@ -254,6 +254,7 @@ const UIntRule DramLatencyRule{1, 1000000};
 const UIntRule DramBytesPerCycleRule{1, 4096};
 const UIntRule DramChannelsRule{1, 64};
 const UIntRule DramMaxOutstandingRule{1, 4096};
+const UIntRule LsuInFlightRule{1, LsuConfig::MaxInFlight};
 
 void readCache(ObjectReader &Parent, StringRef Key, CacheConfig &C,
                Diagnostics &Diags) {
@@ -299,6 +300,15 @@ void readShared(ObjectReader &Parent, StringRef Key, SharedMemConfig &S,
   }
 }
 
+void readLsu(ObjectReader &Parent, StringRef Key, LsuConfig &L, Diagnostics &Diags) {
+  const json::Object *Obj = Parent.readObject(Key);
+  if (!Obj)
+    return;
+  ObjectReader R(*Obj, Parent.path(Key) + ".", Diags);
+  R.readUInt("in_flight", L.InFlight, LsuInFlightRule);
+  R.finish();
+}
+
 void readDram(ObjectReader &Parent, StringRef Key, DramConfig &D,
               Diagnostics &Diags) {
   const json::Object *Obj = Parent.readObject(Key);
@@ -325,6 +335,7 @@ void readAccelerator(const json::Object &Obj, AcceleratorConfig &C,
                             "\"rr\" or \"gto\"");
   R.readEnum<MemoryWait>("memory_wait", C.MemWait, parseMemoryWaitName,
                          "\"instruction\" or \"register\"");
+  readLsu(R, "lsu", C.Lsu, Diags);
   readCache(R, "l1", C.L1, Diags);
   readShared(R, "shared", C.Shared, Diags);
   readDram(R, "dram", C.Dram, Diags);
@@ -510,7 +521,8 @@ std::string defaultConfigPath() {
 
 std::string describeConfig(const AcceleratorConfig &C) {
   return formatv("{0} lanes, {1} warps per core, {2} registers, {17}-word instruction "
-                 "memory, scheduler {3}, memory wait {18}; L1 {4} bytes, "
+                 "memory, scheduler {3}, memory wait {18}, {19} memory instruction{20} in flight; "
+                 "L1 {4} bytes, "
                  "{5}-way, {6}-byte lines, local stores {7}; shared {8} bytes, {9} banks; "
                  "DRAM {10} cycles, {11} bytes per cycle, {12} channel{13}, {14} outstanding; "
                  "{15} core{16}",
@@ -518,7 +530,8 @@ std::string describeConfig(const AcceleratorConfig &C) {
                  C.L1.Ways, C.L1.LineBytes, localWritePolicyName(C.L1.LocalWrites),
                  C.Shared.SizeBytes, C.Shared.Banks, C.Dram.LatencyCycles, C.Dram.BytesPerCycle,
                  C.Dram.Channels, C.Dram.Channels == 1 ? "" : "s", C.Dram.MaxOutstanding, C.Cores,
-                 C.Cores == 1 ? "" : "s", C.ImemWords, memoryWaitName(C.MemWait))
+                 C.Cores == 1 ? "" : "s", C.ImemWords, memoryWaitName(C.MemWait), C.Lsu.InFlight,
+                 C.Lsu.InFlight == 1 ? "" : "s")
       .str();
 }
 
@@ -537,6 +550,7 @@ std::string configToJson(const AcceleratorConfig &C) {
     J.attribute("imem_words", C.ImemWords);
     J.attribute("scheduler", schedulerName(C.Scheduler));
     J.attribute("memory_wait", memoryWaitName(C.MemWait));
+    J.attributeObject("lsu", [&] { J.attribute("in_flight", C.Lsu.InFlight); });
     J.attributeObject("l1", [&] {
       J.attribute("size_bytes", C.L1.SizeBytes);
       J.attribute("ways", C.L1.Ways);

@@ -329,6 +329,7 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
   const bool Gto = P.Scheduler == WarpScheduler::GreedyThenOldest;
   const bool WaitForRegister = P.MemWait == MemoryWait::Register;
   double Now = 0, DatapathFree = Start.DatapathFree, IterativeFree = 0, LsuFree = Start.LsuFree;
+  double LsuDone = LsuFree;
   // N: no warp (gto then takes the oldest ready one).
   size_t LastIssued = Start.LastIssued ? *Start.LastIssued : initialLastIssued({}, N, {}, P);
   // The earliest cycle warp I could issue its next instruction.
@@ -378,9 +379,11 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
       // scheduler picks: on the rtl's timelines a warp with a second load
       // ready loses the LSU to the next warp in the ring unless another
       // issue has moved the pointer past it.
-      double Lsu = CostAtIssue ? CostAtIssue(*Pick, R.Next, Now) : S.Lsu;
-      double DoneAt = Now + Lsu;
-      LsuFree = DoneAt;
+      MemoryIssueCost Cost = CostAtIssue ? CostAtIssue(*Pick, R.Next, Now)
+                                         : MemoryIssueCost(S.Lsu, std::max(S.Lsu, S.LsuDone));
+      double DoneAt = Now + Cost.DoneCycles;
+      LsuFree = Now + Cost.LsuCycles;
+      LsuDone = std::max(LsuDone, DoneAt);
       Out.WarpEnd[*Pick] = std::max(Out.WarpEnd[*Pick], DoneAt);
       const WarpStep::Issue *Mem = R.issue();
       ++R.Next;
@@ -425,18 +428,19 @@ RoundsResult roundsCycles(llvm::ArrayRef<std::vector<WarpStep>> Warps, const Mod
     Now += 1; // one issue a cycle
   }
   Out.Cycles = *std::max_element(Out.WarpEnd.begin(), Out.WarpEnd.end());
-  if (WaitForRegister && LsuFree > DatapathFree) {
+  if (WaitForRegister && LsuDone > DatapathFree) {
     // The walk ends with a memory instruction still in the LSU (a warp's
     // last store, its exit already gone). The rtl's block is done when
     // nothing is in flight: the LSU in the cycle it is idle again (LsuFree,
     // which counts the cycle its warp would issue again), the datapath a
     // cycle after it could take the next instruction; BlockOverheadCycles
     // holds that cycle for a datapath end, so an LSU end is one less.
-    Out.Cycles = std::max(DatapathFree, LsuFree - 1);
+    Out.Cycles = std::max(DatapathFree, LsuDone - 1);
   }
   Out.LastIssued = LastIssued;
   Out.DatapathEnd = DatapathFree;
   Out.LsuFree = LsuFree;
+  Out.LsuDone = LsuDone;
   if (WaitForRegister) {
     Out.PendingLoads.resize(N);
     for (size_t I = 0; I < N; ++I)
@@ -480,6 +484,7 @@ std::vector<WarpStep> meanRounds(llvm::ArrayRef<std::vector<WarpStep>> Warps) {
       Mean[K].Iterative += Steps[K].Iterative / N;
       Mean[K].Dependency += Steps[K].Dependency / N;
       Mean[K].Lsu += Steps[K].Lsu / N;
+      Mean[K].LsuDone += std::max(Steps[K].Lsu, Steps[K].LsuDone) / N;
       Mean[K].Dram += Steps[K].Dram / N;
       Mean[K].HasMemory |= Steps[K].HasMemory;
     }

@@ -115,9 +115,16 @@ struct WarpStep {
   };
   std::vector<Issue> Issues;
   bool HasMemory = false;
-  /// The memory instruction's LSU cycles, from its issue to the cycle its
-  /// warp may issue again (the commit-to-next-issue cycle included).
+  /// The memory instruction's LSU cycles, from its issue to the cycle the
+  /// LSU takes the next memory instruction, which is also the cycle its
+  /// warp may issue again (the commit-to-next-issue cycle included) unless
+  /// LsuDone says later.
   double Lsu = 0;
+  /// From its issue to the cycle its warp may issue again, when that is
+  /// after Lsu: a load that waited for its responses in an LSU slot
+  /// (lsu.in_flight above 1) while the LSU took other instructions. At
+  /// most Lsu (0 in hand-made steps): Lsu.
+  double LsuDone = 0;
   double Dram = 0; ///< of which a DRAM channel was busy
 };
 
@@ -290,6 +297,9 @@ struct RoundsResult {
   /// free (both 0 if none issued). Under MemoryWait::Register the LSU may
   /// still serve a store when the segment's barrier releases.
   double DatapathEnd = 0, LsuFree = 0;
+  /// When the last memory instruction is done (LsuFree, unless a load
+  /// still waits in an LSU slot after its front end is free).
+  double LsuDone = 0;
   /// Under MemoryWait::Register: the loads each warp (an index of the
   /// walk) still had to write back at the walk's last issue, as (register,
   /// cycle readable); a later datapath write of the register drops it.
@@ -362,11 +372,26 @@ struct SegmentCarry {
 size_t initialLastIssued(llvm::ArrayRef<unsigned> Slots, size_t N,
                          std::optional<unsigned> LastSlot, const ModelParams &P);
 
+/// What one memory instruction costs from its issue cycle: when the LSU
+/// takes the next memory instruction, and when the instruction has written
+/// back (its warp issues again, its register is readable). The two are
+/// equal unless the LSU holds several memory instructions at once
+/// (lsu.in_flight above 1): a load waiting for its responses in a slot
+/// frees the LSU's front end before it is done.
+struct MemoryIssueCost {
+  double LsuCycles = 0;
+  double DoneCycles = 0;
+  MemoryIssueCost() = default;
+  /// One instruction at a time: the LSU is free when the instruction is done.
+  MemoryIssueCost(double Cycles) : LsuCycles(Cycles), DoneCycles(Cycles) {}
+  MemoryIssueCost(double Lsu, double Done) : LsuCycles(Lsu), DoneCycles(Done) {}
+};
+
 /// The LSU cycles (WarpStep::Lsu) of warp \p Warp's memory instruction
 /// that ends its round \p Step, asked for when it issues, in cycle
 /// \p IssueCycle of the walk (roundsCycles' CostAtIssue).
 using MemoryIssueCoster =
-    llvm::function_ref<double(size_t Warp, size_t Step, double IssueCycle)>;
+    llvm::function_ref<MemoryIssueCost(size_t Warp, size_t Step, double IssueCycle)>;
 
 /// Costs warps given as rounds (SegmentProfile::Steps), all starting
 /// together, by issuing their instructions as the rtl's scheduler does
@@ -377,7 +402,8 @@ using MemoryIssueCoster =
 /// datapath instruction holds the datapath for its cycles (Datapath /
 /// Instructions), the first of a step with iterative work also the
 /// iterative unit for Iterative cycles; a memory instruction holds the LSU
-/// for Lsu cycles, and its warp issues again when the LSU is free again. A
+/// for Lsu cycles, and its warp issues again when the LSU is free again
+/// (with a coster, when the instruction is done: MemoryIssueCost). A
 /// warp waits its own stall cycles (x DependencyExposure) before each
 /// issue, where WarpStep::Stalls puts them, else spread evenly over its
 /// step's issues. What the fluid sharing used before

@@ -17,6 +17,18 @@
 // + 1 = 113 cycles issue to issue, a two-line miss 117 (the second line
 // waits for the channel), as the rtl's timeline shows.
 //
+// With lsu.in_flight above 1 a load whose requests are all out moves to a
+// slot when one is free and no response takes that cycle (leaveLines), and
+// the LSU takes the next instruction the cycle after; the slot writes back
+// the cycle after its last response unless another write-back has that
+// cycle (slotWriteBack), and each of its responses takes the L1 for its
+// cycle, holding up the front end's line work (afterSlotResponses). Where
+// the model is not the rtl: it costs an instruction once, when it issues,
+// so a later front-end write-back that takes a slot's write-back cycle on
+// the rtl (the front end's goes first) is not seen, and responses are
+// given presentation cycles in the order they are asked for, which is the
+// rtl's oldest-ready-first order only while ready times grow with it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TraceProfile.h"
@@ -56,7 +68,8 @@ LsuCostModel::LsuCostModel(const AcceleratorConfig &C)
     : Config(C), Cpw(C.cyclesPerWarpInstr()),
       Sets(std::max(1u, C.L1.SizeBytes / (C.L1.LineBytes * C.L1.Ways))),
       Tags(size_t(Sets) * C.L1.Ways, ~0u), Dirty(Tags.size(), false), Victim(Sets, 0),
-      ChannelFree(std::max(1u, C.Dram.Channels), 0.0) {}
+      ChannelFree(std::max(1u, C.Dram.Channels), 0.0), WayReservation(Tags.size(), 0),
+      WayFillLine(Tags.size(), 0) {}
 
 void LsuCostModel::startBlock() {
   std::fill(Tags.begin(), Tags.end(), ~0u);
@@ -64,6 +77,8 @@ void LsuCostModel::startBlock() {
   // block (the rtl zeroes it for the next).
   std::fill(Dirty.begin(), Dirty.end(), false);
   std::fill(Victim.begin(), Victim.end(), 0u);
+  Fills.clear();
+  std::fill(WayReservation.begin(), WayReservation.end(), 0);
 }
 
 std::optional<unsigned> LsuCostModel::lookup(uint32_t Line) const {
@@ -92,19 +107,92 @@ void LsuCostModel::fill(uint32_t Line, bool MakeDirty) {
   Dirty[Way] = MakeDirty;
 }
 
-void LsuCostModel::completeFills(std::vector<PendingFill> &Pending, double T) {
-  if (Pending.empty()) // every line of a hit or a store: nothing in flight
+void LsuCostModel::completeFills(double T) {
+  if (Fills.empty()) // every line of a hit or a store: nothing in flight
     return;
-  std::stable_sort(Pending.begin(), Pending.end(),
-                   [](const PendingFill &A, const PendingFill &B) { return A.ReadyAt < B.ReadyAt; });
+  std::stable_sort(Fills.begin(), Fills.end(), [](const PendingFill &A, const PendingFill &B) {
+    return A.PresentAt < B.PresentAt;
+  });
   size_t Done = 0;
   // The L1 is written at the edge of the response's cycle: a check in a
   // later cycle sees the new line.
-  for (; Done < Pending.size() && Pending[Done].ReadyAt < T; ++Done) {
-    Tags[Pending[Done].Way] = Pending[Done].Line;
-    Dirty[Pending[Done].Way] = false;
+  for (; Done < Fills.size() && Fills[Done].PresentAt < T; ++Done) {
+    const PendingFill &F = Fills[Done];
+    if (WayReservation[F.Way] != F.Reservation)
+      continue; // cancelled, or the way was reserved again since
+    Tags[F.Way] = F.Line;
+    Dirty[F.Way] = false;
+    WayReservation[F.Way] = 0;
   }
-  Pending.erase(Pending.begin(), Pending.begin() + Done);
+  Fills.erase(Fills.begin(), Fills.begin() + Done);
+}
+
+std::optional<unsigned> LsuCostModel::fillingWay(uint32_t Line) const {
+  unsigned Set = (Line / Config.L1.LineBytes) % Sets;
+  for (unsigned W = 0; W < Config.L1.Ways; ++W) {
+    unsigned Way = Set * Config.L1.Ways + W;
+    if (WayReservation[Way] && WayFillLine[Way] == Line)
+      return Way;
+  }
+  return std::nullopt;
+}
+
+void LsuCostModel::reserveFill(uint32_t Line, double PresentAt) {
+  if (fillingWay(Line))
+    return;
+  unsigned Way = reserveWay(Line);
+  WayReservation[Way] = NextReservation++;
+  WayFillLine[Way] = Line;
+  Fills.push_back({PresentAt, Way, Line, WayReservation[Way]});
+}
+
+void LsuCostModel::cancelFillOf(uint32_t Line) {
+  if (std::optional<unsigned> Way = fillingWay(Line))
+    WayReservation[*Way] = 0;
+}
+
+double LsuCostModel::present(double Ready) {
+  double C = Ready;
+  while (PresentCycles.count(C))
+    C += 1;
+  PresentCycles.insert(C);
+  return C;
+}
+
+double LsuCostModel::afterSlotResponses(double T) const {
+  while (SlotPresentCycles.count(T))
+    T += 1;
+  return T;
+}
+
+unsigned LsuCostModel::busySlots(double T) const {
+  unsigned N = 0;
+  for (const Slot &S : Slots)
+    N += S.From <= T && T <= S.To;
+  return N;
+}
+
+double LsuCostModel::slotWriteBack(double LastPresented) {
+  double W = LastPresented + 1;
+  while (WriteBackCycles.count(W))
+    W += 1;
+  WriteBackCycles.insert(W);
+  return W;
+}
+
+double LsuCostModel::leaveLines(double T, ArrayRef<double> Presented, bool &HandsOff) {
+  HandsOff = false;
+  double Last = Presented.empty() ? -1 : *std::max_element(Presented.begin(), Presented.end());
+  for (double C = T;; C += 1) {
+    if (SlotPresentCycles.count(C))
+      continue; // the slot's response has the L1: the front end waits
+    if (Last <= C)
+      return C + 1; // the last response is in: write-back next cycle
+    if (!llvm::is_contained(Presented, C) && busySlots(C) + 1 < Config.Lsu.InFlight) {
+      HandsOff = true;
+      return C;
+    }
+  }
 }
 
 void LsuCostModel::invalidate(uint32_t Line) {
@@ -151,23 +239,26 @@ double LsuCostModel::send(double T, uint32_t Line, unsigned Bytes, double &Chann
 LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
                             ArrayRef<uint32_t> StoreBytes) {
   LsuCost Cost;
+  forgetPast();
   double T = Now + 1 + Cpw + 1; // issue, address generation, check
-  std::vector<double> Ready;
+  std::vector<double> Presented; // this instruction's responses
   bool Cached = Path != LinePath::OnCore;
-  bool WriteBack = Path == LinePath::Local &&
-                   Config.L1.LocalWrites == LocalWritePolicy::WriteBack;
-  std::vector<PendingFill> Fills; // this instruction's load misses in flight
+  bool WriteBack = Path == LinePath::Local && Config.L1.LocalWrites == LocalWritePolicy::WriteBack;
   for (size_t I = 0; I < Lines.size(); ++I) {
     uint32_t Line = Lines[I];
     uint32_t Bytes = I < StoreBytes.size() ? StoreBytes[I] : 0;
-    completeFills(Fills, T);
+    T = afterSlotResponses(T);
+    completeFills(T);
     std::optional<unsigned> Hit = Cached ? lookup(Line) : std::nullopt;
     if (Hit && (!Store || WriteBack)) {
-      // A load hit, or a write-back store hit (the line becomes dirty).
-      if (Store)
+      // A load hit, or a write-back store hit (the line becomes dirty, so
+      // a fill reserved for its way must not replace it).
+      if (Store) {
         Dirty[*Hit] = true;
-      else
+        WayReservation[*Hit] = 0;
+      } else {
         ++Mem.L1Hits;
+      }
       T += 1;
       continue;
     }
@@ -177,35 +268,43 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
       // (mem_req_ready; before 2026-12-02 the model let it through, and a
       // block's parameter loads behind the last block's stores came out
       // 150 cycles early at a 300-cycle DRAM latency).
-      T = waitForRoom(T);
-      Ready.push_back(T + RequestPathCycles + OnCoreCycles);
+      T = sendCycle(T);
+      Presented.push_back(present(T + RequestPathCycles + OnCoreCycles));
       T += 1;
       continue;
     }
     // A miss that takes its set's next way writes back a dirty line there
-    // first, in a cycle of its own.
-    bool Allocates = Store ? WriteBack && Bytes == Config.L1.LineBytes : true;
+    // first, in a cycle of its own. A load of a line being filled already
+    // takes no way.
+    bool Allocates = Store ? WriteBack && Bytes == Config.L1.LineBytes : !fillingWay(Line);
     unsigned Way = victim(Line);
     if (Allocates && Dirty[Way]) {
-      T = waitForRoom(T);
+      T = sendCycle(T);
       send(T, Tags[Way], Config.L1.LineBytes, Cost.DramChannelCycles);
       Mem.DramWriteBytes += Config.L1.LineBytes;
       ++Mem.L1Writebacks;
       Dirty[Way] = false;
       T += 1;
+      T = afterSlotResponses(T);
     }
     if (Allocates && Store) { // the whole line is written: nothing to read
+      cancelFillOf(Line);     // a fill in flight is older than these bytes
+      WayReservation[Way] = 0; // the way's reservation, if any, is overwritten
       fill(Line, /*MakeDirty=*/true);
       T += 1;
       continue;
     }
-    T = waitForRoom(T);
+    T = sendCycle(T);
     if (Store) {
-      // Write-through: the line is updated if cached, never allocated.
+      // Write-through: the line is updated if cached, never allocated; a
+      // fill of it in flight predates the store.
       send(T, Line, Config.L1.LineBytes, Cost.DramChannelCycles);
       Mem.DramWriteBytes += Bytes;
+      cancelFillOf(Line);
     } else {
-      Ready.push_back(send(T, Line, Config.L1.LineBytes, Cost.DramChannelCycles));
+      // Responses reach the core one per cycle, oldest ready first, and
+      // are taken at the edge of their cycle.
+      Presented.push_back(present(send(T, Line, Config.L1.LineBytes, Cost.DramChannelCycles)));
       Mem.DramReadBytes += Config.L1.LineBytes;
       ++Mem.L1Misses;
       // The way is reserved now (the set's victim moves on), the line
@@ -213,50 +312,83 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
       // line of the instruction that hit the way's old line on the rtl
       // missed here, and spmv_balanced's gathers came out 10% over in
       // misses and 4% in cycles).
-      Fills.push_back({Ready.back(), reserveWay(Line), Line});
+      if (Allocates)
+        reserveFill(Line, Presented.back());
     }
     T += 1;
   }
-  completeFills(Fills, INFINITY); // every response is in before the LSU is done
-  // Responses reach the core one per cycle, oldest ready first; the last
-  // one is taken at the edge of its cycle. Done: the write-back cycle, at
-  // the earliest the one after all requests are out and seen to be
-  // (S_LINES checks q_pending as registered).
-  std::sort(Ready.begin(), Ready.end());
-  double Last = 0;
-  for (double R : Ready)
-    Last = std::max(R, Last + 1);
-  double Done = std::max(T + 1, Ready.empty() ? 0.0 : Last + 1);
-  double End = Done + 1; // the LSU is idle again
-  Cost.Cycles = End - Now;
-  Now = End;
+  // T: the first cycle S_LINES sees every request out (it checks q_pending
+  // as registered). The front end writes back, or hands the load to a slot.
+  bool HandsOff = false;
+  double Leave = leaveLines(T, Presented, HandsOff);
+  if (!HandsOff) {
+    WriteBackCycles.insert(Leave);
+    double End = Leave + 1; // the LSU is idle again, the warp may issue
+    Cost.Cycles = Cost.DoneCycles = End - Now;
+    Now = End;
+    return Cost;
+  }
+  double Last = *std::max_element(Presented.begin(), Presented.end());
+  for (double P : Presented)
+    if (P > Leave)
+      SlotPresentCycles.insert(P);
+  double SlotWriteBack = slotWriteBack(Last);
+  Slots.push_back({Leave + 1, SlotWriteBack});
+  Cost.Cycles = Leave + 1 - Now;
+  Cost.DoneCycles = SlotWriteBack + 1 - Now;
+  Now = Leave + 1;
   return Cost;
 }
 
 LsuCost LsuCostModel::globalAtomic(ArrayRef<uint32_t> Addrs) {
   LsuCost Cost;
+  forgetPast();
   double T = Now + 1 + Cpw + 1;
   for (uint32_t A : Addrs) {
     uint32_t Line = A & ~(Config.L1.LineBytes - 1);
+    T = sendCycle(T);
+    completeFills(T);
+    // The word changes at the memory side: the cached line goes, and a
+    // fill of it in flight is older than the atomic.
     invalidate(Line);
-    T = waitForRoom(T);
-    double Ready = send(T, Line, 4, Cost.DramChannelCycles);
+    cancelFillOf(Line);
+    double Ready = present(send(T, Line, 4, Cost.DramChannelCycles));
     Mem.DramReadBytes += 4;
     Mem.DramWriteBytes += 4;
     T = Ready + 1; // taken at the ready cycle's edge, the next lane sends after it
   }
+  WriteBackCycles.insert(T);
   double End = T + 1;
-  Cost.Cycles = End - Now;
+  Cost.Cycles = Cost.DoneCycles = End - Now;
   Now = End;
   return Cost;
 }
 
 LsuCost LsuCostModel::local(double PathCycles, bool HasAddressStage) {
   LsuCost Cost;
+  forgetPast();
   double Stages = HasAddressStage ? 1 + Cpw + 1 : 1;
-  Cost.Cycles = Stages + PathCycles + 1;
+  Cost.Cycles = Cost.DoneCycles = Stages + PathCycles + 1;
   Now += Cost.Cycles;
+  WriteBackCycles.insert(Now - 1);
   return Cost;
+}
+
+double LsuCostModel::sendCycle(double T) {
+  for (;;) {
+    double U = waitForRoom(afterSlotResponses(T));
+    if (U == T)
+      return T;
+    T = U;
+  }
+}
+
+void LsuCostModel::forgetPast() {
+  auto Drop = [&](std::set<double> &S) { S.erase(S.begin(), S.lower_bound(Now)); };
+  Drop(PresentCycles);
+  Drop(SlotPresentCycles);
+  Drop(WriteBackCycles);
+  llvm::erase_if(Slots, [&](const Slot &S) { return S.To < Now; });
 }
 
 unsigned sharedRounds(ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lanes,
@@ -790,8 +922,9 @@ void TraceProfiler::replayInIssueOrder(size_t S, ArrayRef<unsigned> Slots, bool 
     LsuCost C = replayMemory(W, S, R);
     WarpStep &Round = Rounds[I][Step];
     Round.Lsu += C.Cycles;
+    Round.LsuDone += C.DoneCycles;
     Round.Dram += C.DramChannelCycles;
-    return C.Cycles;
+    return MemoryIssueCost(C.Cycles, C.DoneCycles);
   }, Carry.walkStart(Slots, Live.size(), Params));
   SegmentEnd End = segmentEnd(Walk, EndsAtBarrier);
   LsuModel->idleUntil(Start + End.Cycles);

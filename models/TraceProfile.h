@@ -56,6 +56,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,7 +64,12 @@ namespace tandem::models {
 
 /// The cycles the LSU spends on one warp memory instruction.
 struct LsuCost {
+  /// From issue to the cycle the LSU takes the next memory instruction.
   double Cycles = 0;
+  /// From issue to the cycle after its write-back (its warp may issue
+  /// again): Cycles, unless the load went on waiting in a slot
+  /// (lsu.in_flight above 1).
+  double DoneCycles = 0;
   double DramChannelCycles = 0;
 };
 
@@ -78,9 +84,11 @@ class LsuCostModel {
 public:
   explicit LsuCostModel(const AcceleratorConfig &C);
 
-  /// A block starts: the L1 is invalidated.
+  /// A block starts: the L1 is invalidated (the rtl starts a block only
+  /// when no memory instruction is in flight).
   void startBlock();
-  /// The LSU's clock: the cycle its last instruction left it idle.
+  /// The LSU's clock: the cycle its front end is free for the next
+  /// instruction (with lsu.in_flight 1, the cycle the last one left it idle).
   double now() const { return Now; }
   /// The LSU sat idle until cycle \p T (the next instruction issues
   /// then): requests in flight meanwhile have drained that much.
@@ -112,18 +120,56 @@ private:
   /// Puts \p Line in its set's victim way and moves the victim on.
   void fill(uint32_t Line, bool Dirty);
   /// A load miss's line, in the way it reserved when its request went out;
-  /// written when the response arrives (ReadyAt). Until then the way keeps
-  /// its old line, which later lines of the same instruction still hit, as
-  /// they do on the rtl (simt_lsu.sv writes l1_tag on the response).
+  /// written when the response is presented (PresentAt), if the way is
+  /// still reserved for it (Reservation). Until then the way keeps its old
+  /// line, which later lines still hit, as they do on the rtl (simt_lsu.sv
+  /// writes l1_tag on the response).
   struct PendingFill {
-    double ReadyAt;
+    double PresentAt;
     unsigned Way;
     uint32_t Line;
+    uint64_t Reservation;
   };
-  /// Writes the pending fills whose response came before cycle \p T (all
-  /// of them: infinity), in arrival order.
-  void completeFills(std::vector<PendingFill> &Pending, double T);
+  /// Writes the pending fills whose response came before cycle \p T, in
+  /// arrival order.
+  void completeFills(double T);
+  /// Reserves \p Line's set's victim way for its fill, presented at
+  /// \p PresentAt, unless the line is being filled already (the rtl then
+  /// reserves nothing: a line is never in two ways).
+  void reserveFill(uint32_t Line, double PresentAt);
+  /// A write to \p Line: a fill of it in flight predates the write and
+  /// must not be installed.
+  void cancelFillOf(uint32_t Line);
+  /// The way reserved for a fill of \p Line, if any (at most one: a line
+  /// is never being filled into two ways).
+  std::optional<unsigned> fillingWay(uint32_t Line) const;
+  /// The first cycle from \p T in which the front end can send a request:
+  /// no slot's response has the L1 and every channel has room.
+  double sendCycle(double T);
+  /// Drops what lies before the LSU's clock (nothing later asks about it).
+  void forgetPast();
   void invalidate(uint32_t Line);
+  /// The cycle the harness presents a response ready at \p Ready: one a
+  /// cycle, the first free one (oldest ready first: the set of cycles
+  /// taken does not depend on the order they are asked for in).
+  double present(double Ready);
+  /// The first cycle from \p T in which no slot's response is presented:
+  /// in those the L1 takes the slot's fill and the front end's line work
+  /// waits (simt_lsu.sv, slot_resp).
+  double afterSlotResponses(double T) const;
+  /// The cycle, from \p T, at which the front end, all of its requests
+  /// sent and responses \p Presented still to come, leaves S_LINES: its
+  /// write-back cycle (\p HandsOff false) or the cycle it hands the load
+  /// to a slot (true). \p Cached: the load fills the L1 (a slot then
+  /// installs its fills).
+  double leaveLines(double T, llvm::ArrayRef<double> Presented, bool &HandsOff);
+  /// Slots busy in cycle \p T (handed a load before it, not yet written
+  /// back at its start).
+  unsigned busySlots(double T) const;
+  /// The write-back cycle of a slot whose last response is presented at
+  /// \p LastPresented: the first cycle after it that no other write-back
+  /// has taken.
+  double slotWriteBack(double LastPresented);
   /// The earliest cycle >= \p T at which every channel has room.
   double waitForRoom(double T);
   /// Sends one DRAM request of \p Bytes, registered by the LSU in cycle
@@ -138,6 +184,20 @@ private:
   std::vector<unsigned> Victim;
   std::vector<double> ChannelFree;
   std::vector<InFlight> Outstanding;
+  /// Load misses in flight, and per way the reservation it holds (0: none).
+  std::vector<PendingFill> Fills;
+  std::vector<uint64_t> WayReservation;
+  std::vector<uint32_t> WayFillLine;
+  uint64_t NextReservation = 1;
+  /// Cycles the harness presents a response in; those of slots' responses.
+  std::set<double> PresentCycles, SlotPresentCycles;
+  /// Cycles the write-back port is taken.
+  std::set<double> WriteBackCycles;
+  /// Loads waiting in slots: the cycles each is busy, [From, To].
+  struct Slot {
+    double From, To;
+  };
+  std::vector<Slot> Slots;
   double Now = 0;
   MemoryEstimate Mem;
 };

@@ -70,7 +70,8 @@ llvm::Expected<WarpScheduler> parseSchedulerName(llvm::StringRef Name);
 
 /// What a warp waits for after it issues a memory instruction. A run-time
 /// choice like the scheduler: the RTL latches it at each block start.
-/// Either way the LSU serves one warp instruction at a time, in issue order.
+/// Either way the LSU takes memory instructions in issue order; how many it
+/// holds at once is LsuConfig::InFlight.
 enum class MemoryWait {
   /// "instruction": the warp issues nothing until its memory instruction
   /// has written back (no memory-level parallelism inside a warp).
@@ -86,6 +87,19 @@ llvm::StringRef memoryWaitName(MemoryWait W);
 /// Parses "instruction" or "register"; fails naming the allowed values.
 llvm::Expected<MemoryWait> parseMemoryWaitName(llvm::StringRef Name);
 
+/// The load/store unit. A run-time choice like the scheduler: the RTL
+/// latches it at each block start.
+struct LsuConfig {
+  /// Warp memory instructions the LSU holds at once, 1..MaxInFlight. With 1
+  /// it serves one from issue to write-back; with more, a load whose line
+  /// requests are all sent waits for its responses in a slot while the LSU
+  /// takes the next memory instruction (of any warp): memory-level
+  /// parallelism between instructions (docs/RTL.md, "Load/store unit").
+  uint32_t InFlight = 1;
+  /// The most the RTL is built for (SLOTS in simt_lsu.sv).
+  static constexpr uint32_t MaxInFlight = 4;
+};
+
 struct AcceleratorConfig {
   std::string Name = "default";
   uint32_t Cores = 1;
@@ -98,6 +112,7 @@ struct AcceleratorConfig {
   uint32_t ImemWords = 4096;
   WarpScheduler Scheduler = WarpScheduler::RoundRobin;
   MemoryWait MemWait = MemoryWait::Instruction;
+  LsuConfig Lsu;
   CacheConfig L1;
   SharedMemConfig Shared;
   DramConfig Dram;

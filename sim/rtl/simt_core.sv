@@ -60,6 +60,7 @@ module simt_core
     input  logic                 sched_gto,  // warp scheduler: 0 round-robin, 1 greedy-then-oldest
     input  logic                 local_write_back,  // L1 local stores: 1 write-back, 0 write-through
     input  logic                 mem_wait_register, // 1: a warp waits for a load's register, 0: for each memory instruction
+    input  logic [2:0]           lsu_in_flight,     // warp memory instructions the LSU holds at once, 1..4
     output logic                 done,
     // Faults the core detects itself (the harness formats the message).
     output logic                 fault,
@@ -85,7 +86,11 @@ module simt_core
     output logic [7:0]           mem_req_op,
     output logic [31:0]          mem_req_b,
     output logic [31:0]          mem_req_c,
+    // A request's tag comes back with its response: which of the LSU's
+    // memory instructions it belongs to (two may want the same line).
+    output logic [1:0]           mem_req_tag,
     input  logic                 mem_resp_valid,
+    input  logic [1:0]           mem_resp_tag,
     input  logic [31:0]          mem_resp_addr,
     input  logic [LINE_BITS-1:0] mem_resp_data,
     // Commit ports (trace): the datapath and the LSU.
@@ -249,7 +254,8 @@ module simt_core
   end
 
   //===--- Readiness and scheduling ---------------------------------------===//
-  logic            lsu_idle;
+  logic            lsu_idle;   // no memory instruction anywhere in the LSU
+  logic            lsu_ready;  // the LSU takes a memory instruction this cycle
   logic [WARPS-1:0] ready, can_try, blocked_dep, blocked_unit, illegal;
   logic            dp_free;
   logic            pick_valid;
@@ -277,7 +283,7 @@ module simt_core
                 (f_rd[w] != 0 && mem_pend[w][f_rd[w][RB-1:0]]);
       is_lsu = opcode_unit(f_op[w]) == UNIT_LSU;
       is_sfu = opcode_unit(f_op[w]) == UNIT_SFU;
-      unit_ok = is_lsu ? lsu_idle : (dp_free && !(is_sfu && sfu_busy != 0));
+      unit_ok = is_lsu ? lsu_ready : (dp_free && !(is_sfu && sfu_busy != 0));
       // A warp waiting for a load's register waits for memory, whatever
       // else it waits for: the counters and the timeline say so.
       blocked_mem[w] = can_try[w] && !illegal[w] && mem_dep;
@@ -360,7 +366,8 @@ module simt_core
       .warp(pick), .pc(i_pc), .exec(i_lanes), .rd(f_rd[pick]), .imm(i_imm),
       .row1(i_row1), .row2(i_row2), .row3(i_row3), .local_base(local_base),
       .local_warp_stride(local_warp_stride),
-      .local_write_back(local_write_back), .idle(lsu_idle),
+      .local_write_back(local_write_back), .in_flight(lsu_in_flight),
+      .ready(lsu_ready), .idle(lsu_idle),
       .chk_valid(chk_valid), .chk_op(chk_op), .chk_warp(chk_warp),
       .chk_pc(chk_pc), .chk_mask(chk_mask), .chk_addr(chk_addr),
       .chk_ok(chk_ok), .mem_req_ready(mem_req_ready),
@@ -368,7 +375,8 @@ module simt_core
       .mem_req_space(mem_req_space), .mem_req_addr(mem_req_addr),
       .mem_req_wdata(mem_req_wdata), .mem_req_be(mem_req_be),
       .mem_req_op(mem_req_op), .mem_req_b(mem_req_b), .mem_req_c(mem_req_c),
-      .mem_resp_valid(mem_resp_valid), .mem_resp_addr(mem_resp_addr),
+      .mem_req_tag(mem_req_tag), .mem_resp_valid(mem_resp_valid),
+      .mem_resp_tag(mem_resp_tag), .mem_resp_addr(mem_resp_addr),
       .mem_resp_data(mem_resp_data), .wb_valid(lsu_wb), .wb_warp(lsu_wb_warp),
       .wb_rd(lsu_wb_rd), .wb_mask(lsu_wb_mask), .wb_row(lsu_wb_row),
       .commit(lsu_commit), .commit_warp(lsu_commit_warp),

@@ -1,15 +1,31 @@
 // simt_lsu: the load/store unit of a core: address generation, the
 // protection check, the coalescer, the L1 data cache, banked shared memory,
-// atomics and shuffles. One warp instruction at a time.
+// atomics and shuffles.
 //
 // Flow: issue (operand rows latched) -> address generation (32/LANES cycles,
 // LANES lanes per cycle) -> protection check through the harness (chk_*: the
 // harness owns the allocations and reports faults like the ISS) -> the
 // space's path -> write-back of the result row and commit.
+//
+// In flight: the front end (the flow above) works on one warp instruction at
+// a time. With in_flight (latched at start, 1..SLOTS) above 1, a load that
+// has sent all its line requests and still waits for responses moves to a
+// load slot, and the front end takes the next instruction, so up to
+// in_flight memory instructions are in the LSU at once (memory-level
+// parallelism between warps). in_flight 1 is the LSU before slots: nothing
+// moves, every instruction goes from issue to write-back here. Each request
+// carries the slot of its instruction as a tag, echoed with the response.
+// Write-back: the front end's first; a slot whose responses are all in takes
+// the port when the front end does not (lowest slot first).
 //  - global and local: the coalescer sends one request per distinct line the
 //    active lanes touch. L1: LINE_BYTES lines, L1_WAYS ways, round-robin
 //    replacement; a load miss reserves the set's next way when it sends its
-//    request and fills it when the response comes. Global stores are
+//    request and fills it when the response comes, unless the reservation
+//    was cancelled meanwhile: by a later miss taking the way, by a store or
+//    atomic to the line being filled (the response predates it: memory is
+//    written in request order), or by a write-back store making the way's
+//    current line dirty. A miss on a line already being filled sends its
+//    own request and reserves nothing (no line is ever in two ways). Global stores are
 //    write-through, no-write-allocate (a store hit updates the line). Local
 //    stores are the same unless local_write_back was set at block start:
 //    then a hit updates the line and marks it dirty, a miss whose lanes
@@ -26,9 +42,11 @@
 //  - atomics: lane by lane in lane order; global ones are performed at the
 //    memory side (the harness) and invalidate the L1 line, shared ones here.
 //  - shuffles: read the latched source row, 32/LANES cycles.
-// Guarantees: stores and atomics of one warp apply in lane order; requests
-// are issued only when mem_req_ready was high; a way is reserved for a fill
-// only when it is clean, so no dirty byte is ever overwritten unwritten.
+// Guarantees: stores and atomics of one warp apply in lane order; memory
+// instructions reach memory in issue order (requests are sent by the front
+// end only); requests are issued only when mem_req_ready was high; a way is
+// filled only when clean, so no dirty byte is ever overwritten unwritten;
+// the L1 never holds a line older than the last write to it.
 module simt_lsu
   import simt_isa_pkg::*;
 #(
@@ -58,7 +76,9 @@ module simt_lsu
     input  logic [31:0]           local_base,
     input  logic [31:0]           local_warp_stride,
     input  logic                  local_write_back,  // latched at start
-    output logic                  idle,
+    input  logic [2:0]            in_flight,         // latched at start, 1..SLOTS
+    output logic                  ready,  // takes an instruction this cycle
+    output logic                  idle,   // holds no instruction
     output logic                  chk_valid,
     output logic [7:0]            chk_op,
     output logic [WB-1:0]         chk_warp,
@@ -76,7 +96,9 @@ module simt_lsu
     output logic [7:0]            mem_req_op,
     output logic [31:0]           mem_req_b,
     output logic [31:0]           mem_req_c,
+    output logic [1:0]            mem_req_tag,
     input  logic                  mem_resp_valid,
+    input  logic [1:0]            mem_resp_tag,
     input  logic [31:0]           mem_resp_addr,
     input  logic [LINE_BITS-1:0]  mem_resp_data,
     output logic                  wb_valid,
@@ -97,6 +119,7 @@ module simt_lsu
     output logic [63:0]           cnt_shared_bank_conflict_cycles
 );
   localparam int CPW = 32 / LANES;
+  localparam int SLOTS = 4;  // the most memory instructions in flight
   localparam int SETS = L1_BYTES / (L1_WAYS * LINE_BYTES);
   localparam int LINES = SETS * L1_WAYS;
   localparam int OFF_BITS = $clog2(LINE_BYTES);
@@ -201,6 +224,8 @@ module simt_lsu
   logic [31:0]   q_src [32];
   logic [31:0]   q_res [32];
   logic [WAY_BITS-1:0] q_way [32];  // the way a lane's missing line will fill
+  logic [31:0]   q_fill;            // ... if it reserved one
+  logic [1:0]    q_slot;            // the slot (request tag) of this instruction
   logic [31:0]   q_pending, q_done;
   logic [7:0]    q_count;
   logic [15:0]   q_outstanding;
@@ -209,6 +234,8 @@ module simt_lsu
   logic [31:0]          l1_tag [LINES];
   logic [LINES-1:0]     l1_valid;
   logic [LINES-1:0]     l1_dirty;   // local lines written only here (write-back)
+  logic [LINES-1:0]     l1_fill_pending;  // reserved for a fill in flight ...
+  logic [31:0]          l1_fill_tag [LINES];  // ... of this line
   logic                 blk_local_wb;
   logic [LINE_BITS-1:0] l1_data [LINES];
   logic [WAY_BITS-1:0]  l1_victim [SETS];
@@ -216,6 +243,24 @@ module simt_lsu
   // Shared memory reads as zero at block start: a written bit per byte is
   // cleared in one cycle instead of clearing the array.
   logic [SHARED_BYTES-1:0] smem_written;
+  logic [2:0]           blk_in_flight;
+
+  // Load slots: loads whose requests are all sent, waiting for responses.
+  logic [SLOTS-1:0]     w_busy;
+  logic [WB-1:0]        w_warp [SLOTS];
+  logic [5:0]           w_rd [SLOTS];
+  logic [31:0]          w_pc [SLOTS];
+  logic [31:0]          w_exec [SLOTS];
+  logic [31:0]          w_done [SLOTS];
+  logic [15:0]          w_outstanding [SLOTS];
+  logic [2:0]           w_size [SLOTS];
+  logic                 w_signed [SLOTS];
+  logic                 w_cached [SLOTS];
+  logic [31:0]          w_fill [SLOTS];
+  logic [WAY_BITS-1:0]  w_way [SLOTS][32];
+  logic [31:0]          w_addr [SLOTS][32];
+  logic [31:0]          w_taddr [SLOTS][32];
+  logic [31:0]          w_res [SLOTS][32];
 
   function automatic logic [31:0] sword(input logic [31:0] a);
     logic [31:0] v;
@@ -227,21 +272,43 @@ module simt_lsu
     return v;
   endfunction
 
-  assign idle = state == S_IDLE;
+  // The slot that writes back this cycle, if any: the front end's write-back
+  // goes first.
+  logic       wb_slot_valid;
+  logic [1:0] wb_slot;
+  always_comb begin
+    wb_slot_valid = 1'b0;
+    wb_slot = '0;
+    if (state != S_WB)
+      for (int s = SLOTS - 1; s >= 0; s--)
+        if (w_busy[s] && w_outstanding[s] == 0 && w_done[s] == w_exec[s]) begin
+          wb_slot_valid = 1'b1;
+          wb_slot = 2'(s);
+        end
+  end
+  // A response for a load waiting in a slot (else it is the front end's).
+  logic slot_resp;
+  assign slot_resp = mem_resp_valid && w_busy[mem_resp_tag];
+  // Which instruction the commit port shows: the front end's, or a slot's.
+  logic       commit_from_slot;
+  logic [1:0] commit_slot;
+
+  assign ready = state == S_IDLE;
+  assign idle = state == S_IDLE && w_busy == '0;
   assign chk_valid = state == S_CHECK;
   assign chk_op = q_op;
   assign chk_warp = q_warp;
   assign chk_pc = q_pc;
   assign chk_mask = q_exec;
-  assign wb_valid = state == S_WB;
-  assign wb_warp = q_warp;
-  assign wb_rd = q_store ? 6'd0 : q_rd;
-  assign wb_mask = q_exec;
+  assign wb_valid = state == S_WB || wb_slot_valid;
+  assign wb_warp = wb_slot_valid ? w_warp[wb_slot] : q_warp;
+  assign wb_rd = wb_slot_valid ? w_rd[wb_slot] : q_store ? 6'd0 : q_rd;
+  assign wb_mask = wb_slot_valid ? w_exec[wb_slot] : q_exec;
   for (genvar l = 0; l < 32; l++) begin : g_rows
     assign chk_addr[l*32 +: 32] = q_addr[l];
-    assign commit_addr[l*32 +: 32] = q_addr[l];
+    assign commit_addr[l*32 +: 32] = commit_from_slot ? w_addr[commit_slot][l] : q_addr[l];
     assign commit_stval[l*32 +: 32] = q_b[l];
-    assign wb_row[l*32 +: 32] = q_res[l];
+    assign wb_row[l*32 +: 32] = wb_slot_valid ? w_res[wb_slot][l] : q_res[l];
   end
 
   function automatic logic [SET_BITS-1:0] set_of(input logic [31:0] line);
@@ -259,6 +326,8 @@ module simt_lsu
   logic [LINE_BITS-1:0]  c_wdata;     // a store's bytes for the line
   logic [LINE_BYTES-1:0] c_be;        // ... and which bytes those are
   logic [LINE_BITS-1:0]  c_merged;    // the cached line with them written
+  logic        c_filling;             // a way of the set is reserved for this line
+  logic [$clog2(LINES)-1:0] c_fidx;   // ... this one
 
   // Evaluated only in the states that use it (the simulation skips it).
   always_comb begin
@@ -274,6 +343,8 @@ module simt_lsu
     c_wdata = '0;
     c_be = '0;
     c_merged = '0;
+    c_filling = 1'b0;
+    c_fidx = '0;
     if (state == S_LINES || state == S_GATOM || state == S_SATOM) begin
       for (int l = 31; l >= 0; l--) if (q_pending[l]) c_lane = 5'(l);
       c_line = q_taddr[c_lane] & ~32'(LINE_BYTES - 1);
@@ -284,6 +355,10 @@ module simt_lsu
         if (l1_valid[idx] && l1_tag[idx] == c_line) begin
           c_hit = 1'b1;
           c_idx = idx;
+        end
+        if (l1_fill_pending[idx] && l1_fill_tag[idx] == c_line) begin
+          c_filling = 1'b1;
+          c_fidx = idx;
         end
       end
       c_vidx = $clog2(LINES)'(int'(set_of(c_line)) * L1_WAYS + int'(l1_victim[set_of(c_line)]));
@@ -379,16 +454,62 @@ module simt_lsu
     end
     if (rst) begin
       state <= S_IDLE;
+      w_busy <= '0;
+      commit_from_slot <= 1'b0;
     end else if (start) begin
       state <= S_IDLE;
+      w_busy <= '0;  // a block starts only when the LSU is idle
       l1_valid <= '0;
       l1_dirty <= '0;  // local memory dies with its block: nothing to write
+      l1_fill_pending <= '0;
       blk_local_wb <= local_write_back;
+      blk_in_flight <= in_flight;
       // One flag per shared byte: a wide clear is intended here.
       /* verilator lint_off WIDTHCONCAT */
       smem_written <= '0;
       /* verilator lint_on WIDTHCONCAT */
     end else begin
+      // A response for a slot: its lanes take their words, and the line
+      // fills the way it reserved unless that reservation was cancelled.
+      if (slot_resp) begin
+        logic [1:0] t;
+        logic [WAY_BITS-1:0] way;
+        logic fills;
+        t = mem_resp_tag;
+        way = '0;
+        fills = 1'b0;
+        for (int l = 0; l < 32; l++)
+          if (w_exec[t][l] && !w_done[t][l] &&
+              (w_taddr[t][l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
+            w_res[t][l] <= extend(32'(mem_resp_data >> ((w_taddr[t][l] & 32'(LINE_BYTES - 1)) * 8)),
+                                  w_size[t], w_signed[t]);
+            w_done[t][l] <= 1'b1;
+            way = w_way[t][l];
+            fills = fills | w_fill[t][l];
+          end
+        w_outstanding[t] <= w_outstanding[t] - 1;
+        if (w_cached[t] && fills) begin
+          logic [$clog2(LINES)-1:0] idx;
+          idx = $clog2(LINES)'(int'(set_of(mem_resp_addr)) * L1_WAYS + int'(way));
+          if (l1_fill_pending[idx] && l1_fill_tag[idx] == mem_resp_addr) begin
+            l1_valid[idx] <= 1'b1;
+            l1_dirty[idx] <= 1'b0;
+            l1_tag[idx] <= mem_resp_addr;
+            l1_data[idx] <= mem_resp_data;
+            l1_fill_pending[idx] <= 1'b0;
+          end
+        end
+      end
+      // A finished slot writes back (the front end's own write-back first).
+      if (wb_slot_valid) begin
+        commit <= 1'b1;
+        commit_warp <= w_warp[wb_slot];
+        commit_pc <= w_pc[wb_slot];
+        commit_exec <= w_exec[wb_slot];
+        commit_from_slot <= 1'b1;
+        commit_slot <= wb_slot;
+        w_busy[wb_slot] <= 1'b0;
+      end
       unique case (state)
         S_IDLE: if (issue) begin
           q_op <= op;
@@ -406,6 +527,11 @@ module simt_lsu
           q_done <= '0;
           q_outstanding <= '0;
           q_waiting <= 1'b0;
+          q_fill <= '0;
+          // The lowest free slot names this instruction's requests; one is
+          // free (the front end hands a load on only while another is).
+          for (int k = SLOTS - 1; k >= 0; k--)
+            if (!w_busy[k]) q_slot <= 2'(k);
           for (int l = 0; l < 32; l++) begin
             q_addr[l] <= row1[l*32 +: 32] + imm;
             q_src[l] <= row1[l*32 +: 32];
@@ -433,15 +559,21 @@ module simt_lsu
           else if (q_space == SPACE_SHARED) state <= q_atomic ? S_SATOM : S_SHARED;
           else state <= q_atomic ? S_GATOM : S_LINES;
         end
-        S_LINES: begin
+        // A cycle in which a slot's response fills the L1 is the L1's: the
+        // front end's line work waits for the next.
+        S_LINES: if (!slot_resp) begin
           logic [31:0] done_now;
           logic [15:0] outstanding;
+          logic        fe_resp;
           done_now = q_done;
           outstanding = q_outstanding;
+          fe_resp = mem_resp_valid && !w_busy[mem_resp_tag];
           // A response completes the lanes of its line and fills the L1.
-          if (mem_resp_valid) begin
+          if (fe_resp) begin
             logic [WAY_BITS-1:0] way;
+            logic fills;
             way = '0;
+            fills = 1'b0;
             for (int l = 0; l < 32; l++)
               if (q_exec[l] && !done_now[l] && !q_pending[l] &&
                   (q_taddr[l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
@@ -449,24 +581,29 @@ module simt_lsu
                                    q_size, q_signed);
                 done_now[l] = 1'b1;
                 way = q_way[l];
+                fills = fills | q_fill[l];
               end
             outstanding = outstanding - 1;
-            if (q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL) begin
+            if ((q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL) && fills) begin
               logic [$clog2(LINES)-1:0] idx;
               idx = $clog2(LINES)'(int'(set_of(mem_resp_addr)) * L1_WAYS + int'(way));
-              l1_valid[idx] <= 1'b1;
-              l1_dirty[idx] <= 1'b0;
-              l1_tag[idx] <= mem_resp_addr;
-              l1_data[idx] <= mem_resp_data;
+              if (l1_fill_pending[idx] && l1_fill_tag[idx] == mem_resp_addr) begin
+                l1_valid[idx] <= 1'b1;
+                l1_dirty[idx] <= 1'b0;
+                l1_tag[idx] <= mem_resp_addr;
+                l1_data[idx] <= mem_resp_data;
+                l1_fill_pending[idx] <= 1'b0;
+              end
             end
           end
           if (q_pending != 0) begin
             logic cached, local_wb, allocates;
             cached = q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL;
             local_wb = blk_local_wb && q_space == SPACE_LOCAL;
-            // A miss that takes the set's next way: a cached load, or a
-            // write-back local store that fills the whole line.
-            allocates = !c_hit && (q_store ? local_wb && c_be == '1 : cached);
+            // A miss that takes the set's next way: a cached load (unless
+            // its line is being filled already), or a write-back local
+            // store that fills the whole line.
+            allocates = !c_hit && (q_store ? local_wb && c_be == '1 : cached && !c_filling);
             if (!q_store && cached && c_hit) begin
               for (int l = 0; l < 32; l++)
                 if (c_lanes[l]) begin
@@ -477,9 +614,11 @@ module simt_lsu
               q_pending <= q_pending & ~c_lanes;
               cnt_l1_hits <= cnt_l1_hits + 1;
             end else if (q_store && local_wb && c_hit) begin
-              // Write-back hit: the line takes the bytes and becomes dirty.
+              // Write-back hit: the line takes the bytes and becomes dirty,
+              // so a fill reserved for its way must not replace it.
               l1_data[c_idx] <= c_merged;
               l1_dirty[c_idx] <= 1'b1;
+              l1_fill_pending[c_idx] <= 1'b0;
               done_now = done_now | c_lanes;
               q_pending <= q_pending & ~c_lanes;
             end else if (allocates && c_vdirty) begin
@@ -490,6 +629,7 @@ module simt_lsu
                 mem_req_kind <= KIND_WRITE;
                 mem_req_space <= SP_DEVICE;
                 mem_req_addr <= l1_tag[c_vidx];
+                mem_req_tag <= q_slot;
                 mem_req_wdata <= l1_data[c_vidx];
                 mem_req_be <= '1;
                 l1_dirty[c_vidx] <= 1'b0;
@@ -503,6 +643,8 @@ module simt_lsu
               l1_tag[c_vidx] <= c_line;
               l1_data[c_vidx] <= c_wdata;
               l1_victim[set_of(c_line)] <= l1_victim[set_of(c_line)] + 1'b1;
+              l1_fill_pending[c_vidx] <= 1'b0;
+              if (c_filling) l1_fill_pending[c_fidx] <= 1'b0;  // older than these bytes
               done_now = done_now | c_lanes;
               q_pending <= q_pending & ~c_lanes;
             end else if (mem_req_ready) begin
@@ -513,27 +655,58 @@ module simt_lsu
               mem_req_addr <= c_line;
               mem_req_wdata <= c_wdata;
               mem_req_be <= c_be;
+              mem_req_tag <= q_slot;
               q_pending <= q_pending & ~c_lanes;
               if (q_store) begin
                 done_now = done_now | c_lanes;
                 if (c_hit) l1_data[c_idx] <= c_merged;  // write-through, update on hit
+                if (c_filling) l1_fill_pending[c_fidx] <= 1'b0;  // the fill predates this store
               end else begin
                 outstanding = outstanding + 1;
-                if (cached) begin
-                  cnt_l1_misses <= cnt_l1_misses + 1;
+                if (cached) cnt_l1_misses <= cnt_l1_misses + 1;
+                if (allocates) begin
                   // Reserve the (clean) way the response will fill.
                   for (int l = 0; l < 32; l++)
-                    if (c_lanes[l]) q_way[l] <= l1_victim[set_of(c_line)];
+                    if (c_lanes[l]) begin
+                      q_way[l] <= l1_victim[set_of(c_line)];
+                      q_fill[l] <= 1'b1;
+                    end
                   l1_victim[set_of(c_line)] <= l1_victim[set_of(c_line)] + 1'b1;
+                  l1_fill_pending[c_vidx] <= 1'b1;
+                  l1_fill_tag[c_vidx] <= c_line;
                 end
               end
             end
           end
           q_done <= done_now;
           q_outstanding <= outstanding;
-          if (q_pending == 0 && outstanding == 0 && done_now == q_exec) state <= S_WB;
+          if (q_pending == 0 && outstanding == 0 && done_now == q_exec) begin
+            state <= S_WB;
+          end else if (q_pending == 0 && !q_store && !fe_resp &&
+                       3'($countones(w_busy)) + 3'd1 < blk_in_flight) begin
+            // Every request sent, responses to come: the load waits in its
+            // slot and the front end takes the next instruction.
+            w_busy[q_slot] <= 1'b1;
+            w_warp[q_slot] <= q_warp;
+            w_rd[q_slot] <= q_rd;
+            w_pc[q_slot] <= q_pc;
+            w_exec[q_slot] <= q_exec;
+            w_done[q_slot] <= done_now;
+            w_outstanding[q_slot] <= outstanding;
+            w_size[q_slot] <= q_size;
+            w_signed[q_slot] <= q_signed;
+            w_cached[q_slot] <= q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL;
+            w_fill[q_slot] <= q_fill;
+            for (int l = 0; l < 32; l++) begin
+              w_way[q_slot][l] <= q_way[l];
+              w_addr[q_slot][l] <= q_addr[l];
+              w_taddr[q_slot][l] <= q_taddr[l];
+              w_res[q_slot][l] <= q_res[l];
+            end
+            state <= S_IDLE;
+          end
         end
-        S_GATOM: begin
+        S_GATOM: if (!slot_resp) begin
           if (!q_waiting && q_pending != 0 && mem_req_ready) begin
             mem_req_valid <= 1'b1;
             mem_req_kind <= KIND_ATOMIC;
@@ -542,11 +715,14 @@ module simt_lsu
             mem_req_op <= q_op;
             mem_req_b <= q_b[c_lane];
             mem_req_c <= q_c[c_lane];
+            mem_req_tag <= q_slot;
             q_waiting <= 1'b1;
-            // The memory side changes the word: drop any cached copy.
+            // The memory side changes the word: drop any cached copy, and
+            // any fill of it in flight (it predates this atomic).
             if (c_hit) l1_valid[c_idx] <= 1'b0;
+            if (c_filling) l1_fill_pending[c_fidx] <= 1'b0;
           end
-          if (q_waiting && mem_resp_valid) begin
+          if (q_waiting && mem_resp_valid && !w_busy[mem_resp_tag]) begin
             q_res[c_lane] <= mem_resp_data[31:0];
             q_pending[c_lane] <= 1'b0;
             q_waiting <= 1'b0;
@@ -592,6 +768,7 @@ module simt_lsu
         end
         S_WB: begin
           commit <= 1'b1;
+          commit_from_slot <= 1'b0;
           commit_warp <= q_warp;
           commit_pc <= q_pc;
           commit_exec <= q_exec;

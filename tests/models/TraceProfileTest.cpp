@@ -185,6 +185,54 @@ TEST(LsuCostModel, GlobalAtomicsAreLaneSerial) {
   EXPECT_GT(M.globalAtomic(Addrs).Cycles, 8 * 100);
 }
 
+TEST(LsuCostModel, ALoadWaitingInASlotFreesTheFrontEnd) {
+  // lsu.in_flight 2: the one-line miss of OneMissIsLatencyPlusPipeline sends
+  // its request at 6, sees it out at 7 and moves to a slot then: the LSU
+  // takes the next instruction at 8. The load is done as before: its
+  // response at 111, its write-back at 112, its warp issues at 113.
+  AcceleratorConfig C = config();
+  C.Lsu.InFlight = 2;
+  LsuCostModel M(C);
+  LsuCost First = M.lines(LinePath::Global, false, lines(1), {});
+  EXPECT_DOUBLE_EQ(First.Cycles, 8);
+  EXPECT_DOUBLE_EQ(First.DoneCycles, 113);
+  // A second miss issues at 8, sends at 14 (the channel is free from 11),
+  // ready at 15 + 4 + 100 = 119. The only other slot is busy until the
+  // first load's write-back at 112; at 113 the second moves there, and the
+  // LSU takes the next instruction at 114. The load writes back at 120.
+  LsuCost Second = M.lines(LinePath::Global, false, lines(1, 0x200000), {});
+  EXPECT_DOUBLE_EQ(Second.Cycles, 114 - 8);
+  EXPECT_DOUBLE_EQ(Second.DoneCycles, 121 - 8);
+  // At in_flight 1 nothing moves to a slot: the LSU is free when the load
+  // is done.
+  LsuCostModel One(config());
+  LsuCost Alone = One.lines(LinePath::Global, false, lines(1), {});
+  EXPECT_DOUBLE_EQ(Alone.Cycles, 113);
+  EXPECT_DOUBLE_EQ(Alone.DoneCycles, 113);
+}
+
+TEST(LsuCostModel, AStoreKeepsAnOlderFillOutOfTheL1) {
+  // A load miss waits in a slot; a store to its line goes out before the
+  // response: the response's bytes predate the store, so the line does not
+  // enter the L1 and the next load of it misses (the rtl's
+  // RtlLsuInFlight.AStoreKeepsAnOlderFillOutOfTheL1).
+  AcceleratorConfig C = config();
+  C.Lsu.InFlight = 2;
+  LsuCostModel M(C);
+  M.lines(LinePath::Global, false, lines(1), {});
+  M.lines(LinePath::Global, true, lines(1), {64});
+  M.idleUntil(500);
+  M.lines(LinePath::Global, false, lines(1), {});
+  EXPECT_EQ(M.memory().L1Hits, 0u);
+  EXPECT_EQ(M.memory().L1Misses, 2u);
+  // Without the store the fill enters the L1 and the load hits.
+  LsuCostModel N(C);
+  N.lines(LinePath::Global, false, lines(1), {});
+  N.idleUntil(500);
+  N.lines(LinePath::Global, false, lines(1), {});
+  EXPECT_EQ(N.memory().L1Hits, 1u);
+}
+
 TEST(SharedRounds, ConflictsCostRounds) {
   std::vector<uint32_t> Unit, Stride8, Same;
   for (uint32_t L = 0; L < 32; ++L) {

@@ -18,10 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Assembler.h"
 #include "SamplesAsOnIss.h"
-#include "SimtModel.h"
-#include "TraceProfile.h"
 
 #include "tandem/Runtime.h"
 
@@ -44,19 +41,6 @@ std::unique_ptr<Device> openRtl(MemoryWait Wait, raw_ostream *Trace = nullptr) {
   return rtltest::openRtlWith(C, Trace);
 }
 
-/// The simt model's cycles for the launches of the iss trace \p Trace
-/// (what `tandem report` calls iss-assisted), under \p C.
-double modelledCycles(StringRef Trace, const AcceleratorConfig &C) {
-  models::TraceProfiler Profiler(C, nullptr, /*CollectRounds=*/true);
-  Profiler << Trace;
-  Profiler.finish();
-  EXPECT_EQ(Profiler.malformedLines(), 0u);
-  double Cycles = 0;
-  for (const models::LaunchProfile &L : Profiler.launches())
-    Cycles += models::predictLaunch(L, models::ModelParams::forConfig(C)).Cycles;
-  return Cycles;
-}
-
 TEST(RtlMemoryWait, RegisterWaitComputesWhatIssComputesOnEverySample) {
   std::string RtlTrace;
   raw_string_ostream RtlOS(RtlTrace);
@@ -68,7 +52,7 @@ TEST(RtlMemoryWait, RegisterWaitComputesWhatIssComputesOnEverySample) {
       *Rtl, RtlTrace, "memory_wait register", 7,
       [&](StringRef Sample, const std::string &IssTrace, const samples::SampleResult &OnRtl) {
         // To the cycle (the model's costs carry fractions of a cycle).
-        EXPECT_NEAR(modelledCycles(IssTrace, C), double(OnRtl.Counters.get("cycles")), 0.5)
+        EXPECT_NEAR(rtltest::modelledCycles(IssTrace, C), double(OnRtl.Counters.get("cycles")), 0.5)
             << Sample.str() << ": the simt model under memory_wait register";
       });
 }
@@ -102,46 +86,16 @@ struct OverlapRun {
 };
 
 OverlapRun runOverlap(MemoryWait Wait, bool Store, unsigned Independent) {
-  OverlapRun R;
-  auto D = openRtl(Wait);
-  if (!D)
-    return R;
-  auto Img = assemble(overlapKernel(Store, Independent), "overlap.s");
-  if (!Img) {
-    ADD_FAILURE() << toString(Img.takeError());
-    return R;
-  }
-  if (Error E = D->loadImage(*Img)) {
-    ADD_FAILURE() << toString(std::move(E));
-    return R;
-  }
-  auto A = D->alloc(32 * 4);
-  auto Out = D->alloc(32 * 4);
-  if (!A || !Out) {
-    ADD_FAILURE() << "alloc failed";
-    consumeError(A.takeError());
-    consumeError(Out.takeError());
-    return R;
-  }
+  AcceleratorConfig C;
+  C.MemWait = Wait;
   std::vector<uint32_t> In(32);
   std::mt19937 G(11);
   for (uint32_t &W : In)
     W = G();
-  EXPECT_FALSE(bool(D->write<uint32_t>(*A, In)));
-  EXPECT_FALSE(bool(D->write<uint32_t>(*Out, std::vector<uint32_t>(32, 0xdeadbeefu))));
-  LaunchParams P;
-  P.Kernel = "k";
-  P.Block.X = 32;
-  P.Args = {KernelArg::ptr(*A), KernelArg::ptr(*Out)};
-  if (Error E = D->launch(P)) {
-    ADD_FAILURE() << toString(std::move(E));
-    return R;
-  }
-  R.Cycles = D->counters().get("cycles");
-  R.Out.resize(32);
-  EXPECT_FALSE(bool(D->read<uint32_t>(R.Out, *Out)));
+  OverlapRun R;
+  R.Cycles = rtltest::runAsmKernel(C, overlapKernel(Store, Independent), 32, In, R.Out);
   // The result is In[t] + 1 after the load, the address + 1 after the store.
-  for (unsigned T = 0; T < 32 && !Store; ++T)
+  for (unsigned T = 0; T < R.Out.size() && !Store; ++T)
     EXPECT_EQ(R.Out[T], In[T] + 1) << "thread " << T;
   return R;
 }

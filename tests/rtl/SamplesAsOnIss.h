@@ -3,14 +3,18 @@
 // The rtl tests that change a run-time input of the core (the scheduler
 // policy, the memory wait) check the same thing first: every sample still
 // computes what iss computes, with every counter iss reports and the same
-// per-warp traces. This runs that check once for all of them, and opens
-// the rtl variant they check.
+// per-warp traces. This runs that check once for all of them, opens the
+// rtl variant they check, runs their small assembly kernels, and asks the
+// simt model what it predicts from an iss trace.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Assembler.h"
 #include "Samples.h"
+#include "SimtModel.h"
 #include "TraceLines.h"
+#include "TraceProfile.h"
 
 #include "tandem/Runtime.h"
 
@@ -20,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace tandem::rtltest {
 
@@ -73,6 +78,61 @@ inline void expectEverySampleAsOnIss(
     if (Also)
       Also(S.Name, IssTrace, *B);
   }
+}
+
+/// The simt model's cycles for the launches of the iss trace \p Trace (what
+/// `tandem report` calls iss-assisted), under \p C.
+inline double modelledCycles(llvm::StringRef Trace, const AcceleratorConfig &C) {
+  models::TraceProfiler Profiler(C, nullptr, /*CollectRounds=*/true);
+  Profiler << Trace;
+  Profiler.finish();
+  EXPECT_EQ(Profiler.malformedLines(), 0u);
+  double Cycles = 0;
+  for (const models::LaunchProfile &L : Profiler.launches())
+    Cycles += models::predictLaunch(L, models::ModelParams::forConfig(C)).Cycles;
+  return Cycles;
+}
+
+/// Runs the assembly kernel \p Source ("k", parameters `a` and `out`) as
+/// one block of \p Threads threads on the rtl under \p C: `a` holds \p In,
+/// `out` (Threads words) is poisoned first and read back into \p Out.
+/// Returns the launch's cycles, or 0 after a test failure saying why.
+inline uint64_t runAsmKernel(const AcceleratorConfig &C, const std::string &Source,
+                             unsigned Threads, const std::vector<uint32_t> &In,
+                             std::vector<uint32_t> &Out) {
+  auto D = openRtlWith(C);
+  if (!D)
+    return 0;
+  auto Img = assemble(Source, "kernel.s");
+  if (!Img) {
+    ADD_FAILURE() << llvm::toString(Img.takeError());
+    return 0;
+  }
+  if (llvm::Error E = D->loadImage(*Img)) {
+    ADD_FAILURE() << llvm::toString(std::move(E));
+    return 0;
+  }
+  auto A = D->alloc(In.size() * 4);
+  auto O = D->alloc(Threads * 4);
+  if (!A || !O) {
+    ADD_FAILURE() << "alloc failed";
+    llvm::consumeError(A.takeError());
+    llvm::consumeError(O.takeError());
+    return 0;
+  }
+  EXPECT_FALSE(bool(D->write<uint32_t>(*A, In)));
+  EXPECT_FALSE(bool(D->write<uint32_t>(*O, std::vector<uint32_t>(Threads, 0xdeadbeefu))));
+  LaunchParams P;
+  P.Kernel = "k";
+  P.Block.X = Threads;
+  P.Args = {KernelArg::ptr(*A), KernelArg::ptr(*O)};
+  if (llvm::Error E = D->launch(P)) {
+    ADD_FAILURE() << llvm::toString(std::move(E));
+    return 0;
+  }
+  Out.resize(Threads);
+  EXPECT_FALSE(bool(D->read<uint32_t>(Out, *O)));
+  return D->counters().get("cycles");
 }
 
 } // namespace tandem::rtltest

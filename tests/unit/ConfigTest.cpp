@@ -147,8 +147,8 @@ TEST(ConfigTest, ShortUnknownKeyGetsNoFarFetchedSuggestion) {
   // "s" is two edits from "l1": listing the keys helps more than guessing.
   EXPECT_EQ(parseError(R"({"s": 1})"),
             "bad.json: s: unknown key; known keys here: name, cores, "
-            "warps_per_core, lanes, registers, imem_words, scheduler, memory_wait, l1, shared, "
-            "dram");
+            "warps_per_core, lanes, registers, imem_words, scheduler, memory_wait, lsu, l1, "
+            "shared, dram");
 }
 
 TEST(ConfigTest, InstructionMemoryIsAPowerOfTwoInRange) {
@@ -187,6 +187,17 @@ TEST(ConfigTest, MemoryWaitIsReadByNameAndInstructionByDefault) {
             "registers loads write)");
 }
 
+TEST(ConfigTest, LsuInFlightIsOneByDefaultAndAtMostWhatTheCoreIsBuiltFor) {
+  EXPECT_EQ(AcceleratorConfig().Lsu.InFlight, 1u);
+  EXPECT_EQ(parseOrFail(R"({"lsu": {"in_flight": 4}})").Lsu.InFlight, 4u);
+  EXPECT_EQ(parseError(R"({"lsu": {"in_flight": 5}})"),
+            "bad.json: lsu.in_flight: 5 is out of range; allowed: 1..4");
+  EXPECT_EQ(parseError(R"({"lsu": {"in_flight": 0}})"),
+            "bad.json: lsu.in_flight: 0 is out of range; allowed: 1..4");
+  EXPECT_EQ(parseError(R"({"lsu": {"slots": 2}})"),
+            "bad.json: lsu.slots: unknown key; known keys here: in_flight");
+}
+
 TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
   EXPECT_EQ(AcceleratorConfig().L1.LocalWrites, LocalWritePolicy::WriteBack);
   EXPECT_EQ(parseOrFail(R"({"l1": {"local_write_policy": "write-through"}})").L1.LocalWrites,
@@ -205,7 +216,8 @@ TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
 TEST(ConfigTest, DescriptionHoldsEveryValue) {
   EXPECT_EQ(describeConfig(AcceleratorConfig()),
             "8 lanes, 8 warps per core, 32 registers, 4096-word instruction memory, "
-            "scheduler rr, memory wait instruction; L1 16384 bytes, 4-way, "
+            "scheduler rr, memory wait instruction, 1 memory instruction in flight; L1 16384 "
+            "bytes, 4-way, "
             "64-byte lines, local stores write-back; shared 16384 bytes, 8 banks; DRAM 100 "
             "cycles, 16 bytes per cycle, 1 channel, 16 outstanding; 1 core");
 }

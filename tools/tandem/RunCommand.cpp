@@ -9,6 +9,7 @@
 //              [-O0..-O3] [--json] [--predict]   (--predict: iss, rtl)
 //              [--vcd FILE | --fst FILE] [--timeline FILE.json]   (rtl only)
 //              [--scheduler rr|gto] [--memory-wait instruction|register]
+//              [--lsu-in-flight N]
 //                                     (override the configuration's)
 //
 // Loads, assembles or compiles an image, allocates and fills the buffers the
@@ -137,6 +138,8 @@ void printRunHelp(raw_ostream &OS) {
         "                     (only for the registers loads write); overrides the "
         "configuration's\n"
         "                     'memory_wait' (docs/RTL.md)\n"
+        "  --lsu-in-flight N  memory instructions the LSU holds at once, 1..4; overrides the\n"
+        "                     configuration's 'lsu.in_flight' (docs/RTL.md, \"Load/store unit\")\n"
         "  --step-limit N     fault after N warp instructions (default 2^32; "
         "0: "
         "no limit)\n"
@@ -223,6 +226,7 @@ struct Options {
   std::string ConfigPath;
   std::optional<WarpScheduler> Scheduler; ///< overrides the configuration's
   std::optional<MemoryWait> MemWait;      ///< overrides the configuration's
+  std::optional<uint32_t> LsuInFlight;    ///< overrides the configuration's
   bool Trace = false;
   bool Predict = false; ///< --predict: the simt model's prediction too
   std::string WaveformPath, TimelinePath;
@@ -589,6 +593,15 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       if (!W)
         return usageError("--memory-wait: " + toString(W.takeError()));
       O.MemWait = *W;
+    } else if (Name == "--lsu-in-flight") {
+      if (!Value(V))
+        return Need();
+      uint64_t N;
+      if (!parseUnsigned(V, N) || N < 1 || N > LsuConfig::MaxInFlight)
+        return usageError(
+            formatv("--lsu-in-flight: '{0}' is not a count in 1..{1}", V, LsuConfig::MaxInFlight)
+                .str());
+      O.LsuInFlight = uint32_t(N);
     } else if (Name == "--seed" || Name == "--dump" || Name == "--step-limit") {
       if (!Value(V))
         return Need();
@@ -1142,6 +1155,8 @@ int runCommand(int Argc, char **Argv) {
     Config->Scheduler = *O.Scheduler;
   if (O.MemWait)
     Config->MemWait = *O.MemWait;
+  if (O.LsuInFlight)
+    Config->Lsu.InFlight = *O.LsuInFlight;
 
   CompiledInfo Compiled;
   bool Gpu = O.Device == "gpu";

@@ -27,7 +27,7 @@
 
 namespace tandem::rtl {
 
-constexpr unsigned CoreModelAbiVersion = 1;
+constexpr unsigned CoreModelAbiVersion = 2;
 
 /// One port: where Verilator keeps it and how many bytes that storage has.
 struct Port {
@@ -100,14 +100,14 @@ struct CorePorts {
   Port code_base, code_bytes, regs_used, warp_lanes;
   Port ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z;
   Port nctaid_x, nctaid_y, nctaid_z, nwarps, local_base, local_warp_stride;
-  Port sched_gto, local_write_back, mem_wait_register, chk_ok, mem_req_ready, mem_resp_valid,
-      mem_resp_addr;
+  Port sched_gto, local_write_back, mem_wait_register, lsu_in_flight, chk_ok, mem_req_ready,
+      mem_resp_valid, mem_resp_tag, mem_resp_addr;
   Port mem_resp_data, dbg_warp, dbg_reg;
   // Outputs.
   Port done, fault, fault_cause, fault_warp, fault_pc;
   Port chk_valid, chk_warp, chk_pc, chk_mask, chk_addr;
   Port mem_req_valid, mem_req_kind, mem_req_space, mem_req_addr;
-  Port mem_req_wdata, mem_req_be, mem_req_op, mem_req_b, mem_req_c;
+  Port mem_req_wdata, mem_req_be, mem_req_op, mem_req_b, mem_req_c, mem_req_tag;
   Port dp_commit, dp_commit_warp, dp_commit_pc, dp_commit_exec;
   Port dp_commit_exec_after, dp_commit_alive_after, dp_commit_taken;
   Port lsu_commit, lsu_commit_warp, lsu_commit_pc, lsu_commit_exec;

@@ -108,9 +108,11 @@ private:
     TANDEM_PORT(sched_gto);
     TANDEM_PORT(local_write_back);
     TANDEM_PORT(mem_wait_register);
+    TANDEM_PORT(lsu_in_flight);
     TANDEM_PORT(chk_ok);
     TANDEM_PORT(mem_req_ready);
     TANDEM_PORT(mem_resp_valid);
+    TANDEM_PORT(mem_resp_tag);
     TANDEM_PORT(mem_resp_addr);
     TANDEM_PORT(mem_resp_data);
     TANDEM_PORT(dbg_warp);
@@ -134,6 +136,7 @@ private:
     TANDEM_PORT(mem_req_op);
     TANDEM_PORT(mem_req_b);
     TANDEM_PORT(mem_req_c);
+    TANDEM_PORT(mem_req_tag);
     TANDEM_PORT(dp_commit);
     TANDEM_PORT(dp_commit_warp);
     TANDEM_PORT(dp_commit_pc);

@@ -185,9 +185,12 @@ struct Simulator::Impl {
   /// issue (program) order. The datapath and the LSU commit in program
   /// order each, but under the `register` memory wait a warp's datapath
   /// instructions after a load may commit before it; their lines wait here
-  /// so the trace stays in program order, as the ISS writes it.
+  /// so the trace stays in program order, as the ISS writes it. With
+  /// lsu.in_flight above 1 a warp's loads may also commit out of order (a
+  /// later one's response can come first), so a commit is matched by pc.
   struct PendingLine {
     bool Lsu = false;  ///< the LSU commits it (else the datapath)
+    uint32_t Pc = 0;
     bool Done = false; ///< committed: Line holds its trace line
     std::string Line;
   };
@@ -202,6 +205,7 @@ struct Simulator::Impl {
     unsigned Channel;
     bool Reply; ///< reads and atomics answer; writes only occupy the channel
     uint32_t Addr;
+    unsigned Tag; ///< the LSU's slot of the request, echoed with the response
     std::array<uint8_t, MaxLineBytes> Data;
   };
   std::deque<Response> InFlight;
@@ -273,6 +277,11 @@ Simulator::create(const DeviceOptions &Opts, iss::DeviceMemory &Mem) {
                              "device 'rtl': dram.channels, "
                              "dram.bytes_per_cycle and dram.max_outstanding "
                              "must be at least 1");
+  if (C.Lsu.InFlight == 0 || C.Lsu.InFlight > LsuConfig::MaxInFlight)
+    return createStringError(inconvertibleErrorCode(),
+                             formatv("device 'rtl': lsu.in_flight is {0}; the core is built "
+                                     "for 1..{1}",
+                                     C.Lsu.InFlight, LsuConfig::MaxInFlight));
   // With no waveform asked for, the compiled-in tracing stays idle.
   Expected<std::unique_ptr<CoreModel>> Model =
       openCoreModel(C, /*AllowTracing=*/!Opts.WaveformPath.empty());
@@ -628,6 +637,7 @@ Error Simulator::Impl::runBlock() {
   Pt->local_write_back.set(
       Opts.Config.L1.LocalWrites == LocalWritePolicy::WriteBack ? 1 : 0);
   Pt->mem_wait_register.set(Opts.Config.MemWait == MemoryWait::Register ? 1 : 0);
+  Pt->lsu_in_flight.set(Opts.Config.Lsu.InFlight);
   LastIssuedPc.assign(Warps, 0);
   TraceOrder.assign(Warps, {});
   BlockWarps = NumWarps;
@@ -933,6 +943,7 @@ void Simulator::Impl::acceptRequest() {
   Response R{};
   R.Seq = Seq++;
   R.Addr = Pt->mem_req_addr.get();
+  R.Tag = unsigned(Pt->mem_req_tag.get());
   unsigned Kind = Pt->mem_req_kind.get(), Space = Pt->mem_req_space.get();
   const DramConfig &D = Opts.Config.Dram;
   if (Space != 0) { // param (1) or const (2): on-core constant memory
@@ -1000,6 +1011,7 @@ void Simulator::Impl::presentResponse() {
     return;
   Pt->mem_resp_valid.set(1);
   Pt->mem_resp_addr.set(Best->Addr);
+  Pt->mem_resp_tag.set(Best->Tag);
   for (unsigned Wd = 0; Wd < LineBytes / 4; ++Wd)
     Pt->mem_resp_data.setWord(Wd,
             support::endian::read32le(Best->Data.data() + 4 * Wd));
@@ -1030,7 +1042,7 @@ void Simulator::Impl::traceIssue(unsigned Warp, uint32_t Pc) {
     return; // a fault, reported at the next edge
   const simt::InstrDesc &D = simt::getDesc(Prog.Decoded[(Pc - Prog.Entry) / 4].Op);
   bool Lsu = simt::getSchedClassDesc(D.Sched).Unit == simt::FuncUnit::LSU;
-  TraceOrder[Warp].push_back({Lsu, false, {}});
+  TraceOrder[Warp].push_back({Lsu, Pc, false, {}});
 }
 
 // The ISS's trace line (docs/Trace.md) for a committed warp instruction,
@@ -1093,7 +1105,8 @@ void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
   // every instruction its warp issued before it has been printed.
   std::deque<PendingLine> *Q = Warp < TraceOrder.size() ? &TraceOrder[Warp] : nullptr;
   auto Mine =
-      Q ? llvm::find_if(*Q, [&](const PendingLine &P) { return P.Lsu == FromLsu && !P.Done; })
+      Q ? llvm::find_if(
+              *Q, [&](const PendingLine &P) { return P.Lsu == FromLsu && P.Pc == Pc && !P.Done; })
         : std::deque<PendingLine>::iterator();
   if (!Q || Mine == Q->end()) {
     *Opts.Trace << Line; // not seen issuing (cannot happen): print at once
