@@ -69,7 +69,7 @@ LsuCostModel::LsuCostModel(const AcceleratorConfig &C)
       Sets(std::max(1u, C.L1.SizeBytes / (C.L1.LineBytes * C.L1.Ways))),
       Tags(size_t(Sets) * C.L1.Ways, ~0u), Dirty(Tags.size(), false), Victim(Sets, 0),
       ChannelFree(std::max(1u, C.Dram.Channels), 0.0), WayReservation(Tags.size(), 0),
-      WayFillLine(Tags.size(), 0) {}
+      WayFillLine(Tags.size(), 0), WayFillPresent(Tags.size(), 0) {}
 
 void LsuCostModel::startBlock() {
   std::fill(Tags.begin(), Tags.end(), ~0u);
@@ -138,11 +138,11 @@ std::optional<unsigned> LsuCostModel::fillingWay(uint32_t Line) const {
 }
 
 void LsuCostModel::reserveFill(uint32_t Line, double PresentAt) {
-  if (fillingWay(Line))
-    return;
+  assert(!fillingWay(Line) && "a load of a line being filled merges onto it");
   unsigned Way = reserveWay(Line);
   WayReservation[Way] = NextReservation++;
   WayFillLine[Way] = Line;
+  WayFillPresent[Way] = PresentAt;
   Fills.push_back({PresentAt, Way, Line, WayReservation[Way]});
 }
 
@@ -180,9 +180,8 @@ double LsuCostModel::slotWriteBack(double LastPresented) {
   return W;
 }
 
-double LsuCostModel::leaveLines(double T, ArrayRef<double> Presented, bool &HandsOff) {
+double LsuCostModel::leaveLines(double T, ArrayRef<double> Presented, double Last, bool &HandsOff) {
   HandsOff = false;
-  double Last = Presented.empty() ? -1 : *std::max_element(Presented.begin(), Presented.end());
   for (double C = T;; C += 1) {
     if (SlotPresentCycles.count(C))
       continue; // the slot's response has the L1: the front end waits
@@ -242,6 +241,7 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
   forgetPast();
   double T = Now + 1 + Cpw + 1; // issue, address generation, check
   std::vector<double> Presented; // this instruction's responses
+  double Last = -1;              // ... and the last it waits for, merged fills' included
   bool Cached = Path != LinePath::OnCore;
   bool WriteBack = Path == LinePath::Local && Config.L1.LocalWrites == LocalWritePolicy::WriteBack;
   for (size_t I = 0; I < Lines.size(); ++I) {
@@ -273,10 +273,17 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
       T += 1;
       continue;
     }
+    if (std::optional<unsigned> Way = Store ? std::nullopt : fillingWay(Line)) {
+      // A load miss on a line on its way for another instruction merges
+      // onto that fill: no request, its lanes take the fill's response.
+      ++Mem.L1Misses;
+      Last = std::max(Last, WayFillPresent[*Way]);
+      T += 1;
+      continue;
+    }
     // A miss that takes its set's next way writes back a dirty line there
-    // first, in a cycle of its own. A load of a line being filled already
-    // takes no way.
-    bool Allocates = Store ? WriteBack && Bytes == Config.L1.LineBytes : !fillingWay(Line);
+    // first, in a cycle of its own.
+    bool Allocates = !Store || (WriteBack && Bytes == Config.L1.LineBytes);
     unsigned Way = victim(Line);
     if (Allocates && Dirty[Way]) {
       T = sendCycle(T);
@@ -312,15 +319,16 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
       // line of the instruction that hit the way's old line on the rtl
       // missed here, and spmv_balanced's gathers came out 10% over in
       // misses and 4% in cycles).
-      if (Allocates)
-        reserveFill(Line, Presented.back());
+      reserveFill(Line, Presented.back());
     }
     T += 1;
   }
   // T: the first cycle S_LINES sees every request out (it checks q_pending
   // as registered). The front end writes back, or hands the load to a slot.
   bool HandsOff = false;
-  double Leave = leaveLines(T, Presented, HandsOff);
+  for (double P : Presented)
+    Last = std::max(Last, P);
+  double Leave = leaveLines(T, Presented, Last, HandsOff);
   if (!HandsOff) {
     WriteBackCycles.insert(Leave);
     double End = Leave + 1; // the LSU is idle again, the warp may issue
@@ -328,7 +336,6 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
     Now = End;
     return Cost;
   }
-  double Last = *std::max_element(Presented.begin(), Presented.end());
   for (double P : Presented)
     if (P > Leave)
       SlotPresentCycles.insert(P);

@@ -134,8 +134,8 @@ private:
   /// arrival order.
   void completeFills(double T);
   /// Reserves \p Line's set's victim way for its fill, presented at
-  /// \p PresentAt, unless the line is being filled already (the rtl then
-  /// reserves nothing: a line is never in two ways).
+  /// \p PresentAt. The line is not being filled already (a load of such a
+  /// line merges onto that fill: a line is never in two ways).
   void reserveFill(uint32_t Line, double PresentAt);
   /// A write to \p Line: a fill of it in flight predates the write and
   /// must not be installed.
@@ -162,7 +162,9 @@ private:
   /// write-back cycle (\p HandsOff false) or the cycle it hands the load
   /// to a slot (true). \p Cached: the load fills the L1 (a slot then
   /// installs its fills).
-  double leaveLines(double T, llvm::ArrayRef<double> Presented, bool &HandsOff);
+  /// \p Last: the last response the instruction waits for, its own or
+  /// one of a fill its lanes merged onto.
+  double leaveLines(double T, llvm::ArrayRef<double> Presented, double Last, bool &HandsOff);
   /// Slots busy in cycle \p T (handed a load before it, not yet written
   /// back at its start).
   unsigned busySlots(double T) const;
@@ -188,6 +190,7 @@ private:
   std::vector<PendingFill> Fills;
   std::vector<uint64_t> WayReservation;
   std::vector<uint32_t> WayFillLine;
+  std::vector<double> WayFillPresent; ///< the reserved fill's response cycle
   uint64_t NextReservation = 1;
   /// Cycles the harness presents a response in; those of slots' responses.
   std::set<double> PresentCycles, SlotPresentCycles;

@@ -24,8 +24,11 @@
 //    was cancelled meanwhile: by a later miss taking the way, by a store or
 //    atomic to the line being filled (the response predates it: memory is
 //    written in request order), or by a write-back store making the way's
-//    current line dirty. A miss on a line already being filled sends its
-//    own request and reserves nothing (no line is ever in two ways). Global stores are
+//    current line dirty. A load miss on a line already being filled sends
+//    no request: its lanes merge onto that fill and take their words from
+//    its response, identified by the filling instruction's tag (an MSHR
+//    merge; a line is never in two ways, and the response predates only
+//    writes issued after the merge, which cancelled the fill). Global stores are
 //    write-through, no-write-allocate (a store hit updates the line). Local
 //    stores are the same unless local_write_back was set at block start:
 //    then a hit updates the line and marks it dirty, a miss whose lanes
@@ -225,6 +228,8 @@ module simt_lsu
   logic [31:0]   q_res [32];
   logic [WAY_BITS-1:0] q_way [32];  // the way a lane's missing line will fill
   logic [31:0]   q_fill;            // ... if it reserved one
+  logic [31:0]   q_merge;           // lanes waiting on another instruction's fill
+  logic [1:0]    q_mtag [32];       // ... whose requests carry this tag
   logic [1:0]    q_slot;            // the slot (request tag) of this instruction
   logic [31:0]   q_pending, q_done;
   logic [7:0]    q_count;
@@ -236,6 +241,7 @@ module simt_lsu
   logic [LINES-1:0]     l1_dirty;   // local lines written only here (write-back)
   logic [LINES-1:0]     l1_fill_pending;  // reserved for a fill in flight ...
   logic [31:0]          l1_fill_tag [LINES];  // ... of this line
+  logic [1:0]           l1_fill_slot [LINES]; // ... requested by this slot
   logic                 blk_local_wb;
   logic [LINE_BITS-1:0] l1_data [LINES];
   logic [WAY_BITS-1:0]  l1_victim [SETS];
@@ -257,6 +263,8 @@ module simt_lsu
   logic                 w_signed [SLOTS];
   logic                 w_cached [SLOTS];
   logic [31:0]          w_fill [SLOTS];
+  logic [31:0]          w_merge [SLOTS];
+  logic [1:0]           w_mtag [SLOTS][32];
   logic [WAY_BITS-1:0]  w_way [SLOTS][32];
   logic [31:0]          w_addr [SLOTS][32];
   logic [31:0]          w_taddr [SLOTS][32];
@@ -479,7 +487,7 @@ module simt_lsu
         way = '0;
         fills = 1'b0;
         for (int l = 0; l < 32; l++)
-          if (w_exec[t][l] && !w_done[t][l] &&
+          if (w_exec[t][l] && !w_done[t][l] && !w_merge[t][l] &&
               (w_taddr[t][l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
             w_res[t][l] <= extend(32'(mem_resp_data >> ((w_taddr[t][l] & 32'(LINE_BYTES - 1)) * 8)),
                                   w_size[t], w_signed[t]);
@@ -499,6 +507,26 @@ module simt_lsu
             l1_fill_pending[idx] <= 1'b0;
           end
         end
+      end
+      // Lanes merged onto this response's fill, in the slots and in the
+      // front end, take their words too.
+      if (slot_resp) begin
+        for (int s = 0; s < SLOTS; s++)
+          for (int l = 0; l < 32; l++)
+            if (w_busy[s] && w_merge[s][l] && !w_done[s][l] && w_mtag[s][l] == mem_resp_tag &&
+                (w_taddr[s][l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
+              w_res[s][l] <= extend(32'(mem_resp_data >> ((w_taddr[s][l] & 32'(LINE_BYTES - 1)) * 8)),
+                                    w_size[s], w_signed[s]);
+              w_done[s][l] <= 1'b1;
+            end
+        if (state == S_LINES)
+          for (int l = 0; l < 32; l++)
+            if (q_merge[l] && !q_done[l] && q_mtag[l] == mem_resp_tag &&
+                (q_taddr[l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
+              q_res[l] <= extend(32'(mem_resp_data >> ((q_taddr[l] & 32'(LINE_BYTES - 1)) * 8)),
+                                 q_size, q_signed);
+              q_done[l] <= 1'b1;
+            end
       end
       // A finished slot writes back (the front end's own write-back first).
       if (wb_slot_valid) begin
@@ -528,6 +556,7 @@ module simt_lsu
           q_outstanding <= '0;
           q_waiting <= 1'b0;
           q_fill <= '0;
+          q_merge <= '0;
           // The lowest free slot names this instruction's requests; one is
           // free (the front end hands a load on only while another is).
           for (int k = SLOTS - 1; k >= 0; k--)
@@ -575,7 +604,7 @@ module simt_lsu
             way = '0;
             fills = 1'b0;
             for (int l = 0; l < 32; l++)
-              if (q_exec[l] && !done_now[l] && !q_pending[l] &&
+              if (q_exec[l] && !done_now[l] && !q_pending[l] && !q_merge[l] &&
                   (q_taddr[l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
                 q_res[l] <= extend(32'(mem_resp_data >> ((q_taddr[l] & 32'(LINE_BYTES - 1)) * 8)),
                                    q_size, q_signed);
@@ -621,6 +650,14 @@ module simt_lsu
               l1_fill_pending[c_idx] <= 1'b0;
               done_now = done_now | c_lanes;
               q_pending <= q_pending & ~c_lanes;
+            end else if (!q_store && cached && c_filling) begin
+              // The line is on its way for another instruction: merge onto
+              // that fill (a miss, but no request).
+              for (int l = 0; l < 32; l++)
+                if (c_lanes[l]) q_mtag[l] <= l1_fill_slot[c_fidx];
+              q_merge <= q_merge | c_lanes;
+              q_pending <= q_pending & ~c_lanes;
+              cnt_l1_misses <= cnt_l1_misses + 1;
             end else if (allocates && c_vdirty) begin
               // The way this miss wants holds a dirty line: write it back
               // first (the line stays, clean); the miss goes next cycle.
@@ -674,6 +711,7 @@ module simt_lsu
                   l1_victim[set_of(c_line)] <= l1_victim[set_of(c_line)] + 1'b1;
                   l1_fill_pending[c_vidx] <= 1'b1;
                   l1_fill_tag[c_vidx] <= c_line;
+                  l1_fill_slot[c_vidx] <= q_slot;
                 end
               end
             end
@@ -697,8 +735,10 @@ module simt_lsu
             w_signed[q_slot] <= q_signed;
             w_cached[q_slot] <= q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL;
             w_fill[q_slot] <= q_fill;
+            w_merge[q_slot] <= q_merge;
             for (int l = 0; l < 32; l++) begin
               w_way[q_slot][l] <= q_way[l];
+              w_mtag[q_slot][l] <= q_mtag[l];
               w_addr[q_slot][l] <= q_addr[l];
               w_taddr[q_slot][l] <= q_taddr[l];
               w_res[q_slot][l] <= q_res[l];

@@ -233,6 +233,26 @@ TEST(LsuCostModel, AStoreKeepsAnOlderFillOutOfTheL1) {
   EXPECT_EQ(N.memory().L1Hits, 1u);
 }
 
+TEST(LsuCostModel, AMissOnALineBeingFilledMergesOntoTheFill) {
+  // lsu.in_flight 2: the first load's miss waits in a slot, its response at
+  // 111. The second load of the line, issued at 8, finds it on its way:
+  // no request (one DRAM request in all), a miss, and its lanes take the
+  // first's response: its line cycle at 14, all lanes seen out at 15, the
+  // only other slot busy until the first load's write-back at 112, so it
+  // stays in the front end; the response at 111 completes its lanes, which
+  // S_LINES sees at 112: write-back 113, its warp issues at 114.
+  AcceleratorConfig C = config();
+  C.Lsu.InFlight = 2;
+  LsuCostModel M(C);
+  M.lines(LinePath::Global, false, lines(1), {});
+  LsuCost Second = M.lines(LinePath::Global, false, lines(1), {});
+  EXPECT_EQ(M.memory().DramRequests, 1u);
+  EXPECT_EQ(M.memory().L1Misses, 2u);
+  EXPECT_EQ(M.memory().L1Hits, 0u);
+  EXPECT_DOUBLE_EQ(Second.DoneCycles, 114 - 8);
+  EXPECT_DOUBLE_EQ(Second.Cycles, 114 - 8);
+}
+
 TEST(SharedRounds, ConflictsCostRounds) {
   std::vector<uint32_t> Unit, Stride8, Same;
   for (uint32_t L = 0; L < 32; ++L) {

@@ -10,6 +10,8 @@
 //   waits (a warp's loads may then write back out of program order);
 // - loads of different warps overlap: four warps' misses cost little more
 //   than one, where in_flight 1 serves them one after another;
+// - a load miss on a line another warp's load is still fetching merges onto
+//   that fill instead of sending a request of its own;
 // - a store to a line whose fill is still in flight keeps the fill out of
 //   the L1 (the response predates the store), so a later load never sees
 //   the old bytes;
@@ -150,6 +152,50 @@ TEST(RtlLsuInFlight, AStoreKeepsAnOlderFillOutOfTheL1) {
     ASSERT_GT(Cycles, 0u);
     EXPECT_EQ(Out, Expected) << "in_flight " << InFlight;
   }
+}
+
+// Two warps load the same 32 words (two lines): out[t] = a[t % 32]. At
+// in_flight 4 the second warp's load misses while the first's fills are in
+// flight and merges onto them: two read requests in all, where sending its
+// own would make four; every load line still counts as a miss. At
+// in_flight 1 the second warp hits the filled lines.
+TEST(RtlLsuInFlight, AMissOnALineBeingFilledMergesOntoTheFill) {
+  const char *Kernel = R"(
+.kernel k
+.param a ptr
+.param out ptr
+    s2r r1, %tid.x
+    andi r2, r1, 31
+    shli r2, r2, 2
+    ld.param.u32 r3, [r0 + @a]
+    add r3, r3, r2
+    shli r1, r1, 2
+    ld.param.u32 r4, [r0 + @out]
+    add r4, r4, r1
+    ld.global.u32 r5, [r3 + 0]
+    st.global.u32 [r4 + 0], r5
+    exit
+)";
+  std::vector<uint32_t> In = randomWords(32, 3);
+  std::vector<uint32_t> Expected(64);
+  for (unsigned T = 0; T < 64; ++T)
+    Expected[T] = In[T % 32];
+  Counters Merged, Serial;
+  std::vector<uint32_t> Out;
+  ASSERT_GT(
+      rtltest::runAsmKernel(configWith(4, MemoryWait::Instruction), Kernel, 64, In, Out, &Merged),
+      0u);
+  EXPECT_EQ(Out, Expected);
+  EXPECT_EQ(Merged.get("dram_read_bytes"), 2u * 64);
+  EXPECT_EQ(Merged.get("l1_misses"), 4u);
+  EXPECT_EQ(Merged.get("l1_hits"), 0u);
+  ASSERT_GT(
+      rtltest::runAsmKernel(configWith(1, MemoryWait::Instruction), Kernel, 64, In, Out, &Serial),
+      0u);
+  EXPECT_EQ(Out, Expected);
+  EXPECT_EQ(Serial.get("dram_read_bytes"), 2u * 64);
+  EXPECT_EQ(Serial.get("l1_misses"), 2u);
+  EXPECT_EQ(Serial.get("l1_hits"), 2u);
 }
 
 TEST(RtlLsuInFlight, AnInFlightCountTheCoreIsNotBuiltForIsAnError) {

@@ -96,10 +96,11 @@ inline double modelledCycles(llvm::StringRef Trace, const AcceleratorConfig &C) 
 /// Runs the assembly kernel \p Source ("k", parameters `a` and `out`) as
 /// one block of \p Threads threads on the rtl under \p C: `a` holds \p In,
 /// `out` (Threads words) is poisoned first and read back into \p Out.
-/// Returns the launch's cycles, or 0 after a test failure saying why.
+/// Returns the launch's cycles, or 0 after a test failure saying why;
+/// \p All, if given, receives every counter.
 inline uint64_t runAsmKernel(const AcceleratorConfig &C, const std::string &Source,
                              unsigned Threads, const std::vector<uint32_t> &In,
-                             std::vector<uint32_t> &Out) {
+                             std::vector<uint32_t> &Out, Counters *All = nullptr) {
   auto D = openRtlWith(C);
   if (!D)
     return 0;
@@ -132,6 +133,8 @@ inline uint64_t runAsmKernel(const AcceleratorConfig &C, const std::string &Sour
   }
   Out.resize(Threads);
   EXPECT_FALSE(bool(D->read<uint32_t>(Out, *O)));
+  if (All)
+    *All = D->counters();
   return D->counters().get("cycles");
 }
 
