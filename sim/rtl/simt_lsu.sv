@@ -261,7 +261,6 @@ module simt_lsu
   logic [15:0]          w_outstanding [SLOTS];
   logic [2:0]           w_size [SLOTS];
   logic                 w_signed [SLOTS];
-  logic                 w_cached [SLOTS];
   logic [31:0]          w_fill [SLOTS];
   logic [31:0]          w_merge [SLOTS];
   logic [1:0]           w_mtag [SLOTS][32];
@@ -322,6 +321,33 @@ module simt_lsu
   function automatic logic [SET_BITS-1:0] set_of(input logic [31:0] line);
     return SET_BITS'((line >> OFF_BITS) % SETS);
   endfunction
+
+  // The response's fill: the way its lanes reserved when their request went
+  // out (a slot's lanes, or the front end's while S_LINES takes its own
+  // response), if they reserved one. Only cached loads reserve, so nothing
+  // else fills.
+  logic                     r_fills;
+  logic [$clog2(LINES)-1:0] r_idx;
+  always_comb begin
+    logic [WAY_BITS-1:0] way;
+    way = '0;
+    r_fills = 1'b0;
+    if (slot_resp) begin
+      for (int l = 0; l < 32; l++)
+        if (w_fill[mem_resp_tag][l] && !w_done[mem_resp_tag][l] &&
+            (w_taddr[mem_resp_tag][l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
+          r_fills = 1'b1;
+          way = w_way[mem_resp_tag][l];
+        end
+    end else if (mem_resp_valid && state == S_LINES) begin
+      for (int l = 0; l < 32; l++)
+        if (q_fill[l] && !q_done[l] && (q_taddr[l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
+          r_fills = 1'b1;
+          way = q_way[l];
+        end
+    end
+    r_idx = $clog2(LINES)'(int'(set_of(mem_resp_addr)) * L1_WAYS + int'(way));
+  end
 
   //===--- Coalescer: the lowest pending lane's line and its companions ----===//
   logic [4:0]  c_lane;
@@ -477,36 +503,28 @@ module simt_lsu
       smem_written <= '0;
       /* verilator lint_on WIDTHCONCAT */
     end else begin
-      // A response for a slot: its lanes take their words, and the line
-      // fills the way it reserved unless that reservation was cancelled.
+      // The response's line fills the way its lanes reserved (r_idx), for a
+      // slot or for the front end, unless that reservation was cancelled or
+      // the way reserved again since.
+      if (r_fills && l1_fill_pending[r_idx] && l1_fill_tag[r_idx] == mem_resp_addr) begin
+        l1_valid[r_idx] <= 1'b1;
+        l1_dirty[r_idx] <= 1'b0;
+        l1_tag[r_idx] <= mem_resp_addr;
+        l1_data[r_idx] <= mem_resp_data;
+        l1_fill_pending[r_idx] <= 1'b0;
+      end
+      // A response for a slot: its lanes take their words.
       if (slot_resp) begin
         logic [1:0] t;
-        logic [WAY_BITS-1:0] way;
-        logic fills;
         t = mem_resp_tag;
-        way = '0;
-        fills = 1'b0;
         for (int l = 0; l < 32; l++)
           if (w_exec[t][l] && !w_done[t][l] && !w_merge[t][l] &&
               (w_taddr[t][l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
             w_res[t][l] <= extend(32'(mem_resp_data >> ((w_taddr[t][l] & 32'(LINE_BYTES - 1)) * 8)),
                                   w_size[t], w_signed[t]);
             w_done[t][l] <= 1'b1;
-            way = w_way[t][l];
-            fills = fills | w_fill[t][l];
           end
         w_outstanding[t] <= w_outstanding[t] - 1;
-        if (w_cached[t] && fills) begin
-          logic [$clog2(LINES)-1:0] idx;
-          idx = $clog2(LINES)'(int'(set_of(mem_resp_addr)) * L1_WAYS + int'(way));
-          if (l1_fill_pending[idx] && l1_fill_tag[idx] == mem_resp_addr) begin
-            l1_valid[idx] <= 1'b1;
-            l1_dirty[idx] <= 1'b0;
-            l1_tag[idx] <= mem_resp_addr;
-            l1_data[idx] <= mem_resp_data;
-            l1_fill_pending[idx] <= 1'b0;
-          end
-        end
       end
       // Lanes merged onto this response's fill, in the slots and in the
       // front end, take their words too.
@@ -597,33 +615,17 @@ module simt_lsu
           done_now = q_done;
           outstanding = q_outstanding;
           fe_resp = mem_resp_valid && !w_busy[mem_resp_tag];
-          // A response completes the lanes of its line and fills the L1.
+          // A response completes the lanes of its line (the L1 takes its
+          // fill above, r_fills).
           if (fe_resp) begin
-            logic [WAY_BITS-1:0] way;
-            logic fills;
-            way = '0;
-            fills = 1'b0;
             for (int l = 0; l < 32; l++)
               if (q_exec[l] && !done_now[l] && !q_pending[l] && !q_merge[l] &&
                   (q_taddr[l] & ~32'(LINE_BYTES - 1)) == mem_resp_addr) begin
                 q_res[l] <= extend(32'(mem_resp_data >> ((q_taddr[l] & 32'(LINE_BYTES - 1)) * 8)),
                                    q_size, q_signed);
                 done_now[l] = 1'b1;
-                way = q_way[l];
-                fills = fills | q_fill[l];
               end
             outstanding = outstanding - 1;
-            if ((q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL) && fills) begin
-              logic [$clog2(LINES)-1:0] idx;
-              idx = $clog2(LINES)'(int'(set_of(mem_resp_addr)) * L1_WAYS + int'(way));
-              if (l1_fill_pending[idx] && l1_fill_tag[idx] == mem_resp_addr) begin
-                l1_valid[idx] <= 1'b1;
-                l1_dirty[idx] <= 1'b0;
-                l1_tag[idx] <= mem_resp_addr;
-                l1_data[idx] <= mem_resp_data;
-                l1_fill_pending[idx] <= 1'b0;
-              end
-            end
           end
           if (q_pending != 0) begin
             logic cached, local_wb, allocates;
@@ -733,7 +735,6 @@ module simt_lsu
             w_outstanding[q_slot] <= outstanding;
             w_size[q_slot] <= q_size;
             w_signed[q_slot] <= q_signed;
-            w_cached[q_slot] <= q_space == SPACE_GLOBAL || q_space == SPACE_LOCAL;
             w_fill[q_slot] <= q_fill;
             w_merge[q_slot] <= q_merge;
             for (int l = 0; l < 32; l++) begin
