@@ -68,8 +68,7 @@ LsuCostModel::LsuCostModel(const AcceleratorConfig &C)
     : Config(C), Cpw(C.cyclesPerWarpInstr()),
       Sets(std::max(1u, C.L1.SizeBytes / (C.L1.LineBytes * C.L1.Ways))),
       Tags(size_t(Sets) * C.L1.Ways, ~0u), Dirty(Tags.size(), false), Victim(Sets, 0),
-      ChannelFree(std::max(1u, C.Dram.Channels), 0.0), WayReservation(Tags.size(), 0),
-      WayFillLine(Tags.size(), 0), WayFillPresent(Tags.size(), 0) {}
+      ChannelFree(std::max(1u, C.Dram.Channels), 0.0), Reserved(Tags.size()) {}
 
 void LsuCostModel::startBlock() {
   std::fill(Tags.begin(), Tags.end(), ~0u);
@@ -78,7 +77,7 @@ void LsuCostModel::startBlock() {
   std::fill(Dirty.begin(), Dirty.end(), false);
   std::fill(Victim.begin(), Victim.end(), 0u);
   Fills.clear();
-  std::fill(WayReservation.begin(), WayReservation.end(), 0);
+  std::fill(Reserved.begin(), Reserved.end(), WayFill());
 }
 
 std::optional<unsigned> LsuCostModel::lookup(uint32_t Line) const {
@@ -118,11 +117,11 @@ void LsuCostModel::completeFills(double T) {
   // later cycle sees the new line.
   for (; Done < Fills.size() && Fills[Done].PresentAt < T; ++Done) {
     const PendingFill &F = Fills[Done];
-    if (WayReservation[F.Way] != F.Reservation)
+    if (Reserved[F.Way].Reservation != F.Reservation)
       continue; // cancelled, or the way was reserved again since
     Tags[F.Way] = F.Line;
     Dirty[F.Way] = false;
-    WayReservation[F.Way] = 0;
+    Reserved[F.Way].Reservation = 0;
   }
   Fills.erase(Fills.begin(), Fills.begin() + Done);
 }
@@ -131,7 +130,7 @@ std::optional<unsigned> LsuCostModel::fillingWay(uint32_t Line) const {
   unsigned Set = (Line / Config.L1.LineBytes) % Sets;
   for (unsigned W = 0; W < Config.L1.Ways; ++W) {
     unsigned Way = Set * Config.L1.Ways + W;
-    if (WayReservation[Way] && WayFillLine[Way] == Line)
+    if (Reserved[Way].Reservation && Reserved[Way].Line == Line)
       return Way;
   }
   return std::nullopt;
@@ -140,15 +139,13 @@ std::optional<unsigned> LsuCostModel::fillingWay(uint32_t Line) const {
 void LsuCostModel::reserveFill(uint32_t Line, double PresentAt) {
   assert(!fillingWay(Line) && "a load of a line being filled merges onto it");
   unsigned Way = reserveWay(Line);
-  WayReservation[Way] = NextReservation++;
-  WayFillLine[Way] = Line;
-  WayFillPresent[Way] = PresentAt;
-  Fills.push_back({PresentAt, Way, Line, WayReservation[Way]});
+  Reserved[Way] = {NextReservation++, Line, PresentAt};
+  Fills.push_back({PresentAt, Way, Line, Reserved[Way].Reservation});
 }
 
 void LsuCostModel::cancelFillOf(uint32_t Line) {
   if (std::optional<unsigned> Way = fillingWay(Line))
-    WayReservation[*Way] = 0;
+    Reserved[*Way].Reservation = 0;
 }
 
 double LsuCostModel::present(double Ready) {
@@ -255,7 +252,7 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
       // a fill reserved for its way must not replace it).
       if (Store) {
         Dirty[*Hit] = true;
-        WayReservation[*Hit] = 0;
+        Reserved[*Hit].Reservation = 0;
       } else {
         ++Mem.L1Hits;
       }
@@ -277,7 +274,7 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
       // A load miss on a line on its way for another instruction merges
       // onto that fill: no request, its lanes take the fill's response.
       ++Mem.L1Misses;
-      Last = std::max(Last, WayFillPresent[*Way]);
+      Last = std::max(Last, Reserved[*Way].PresentAt);
       T += 1;
       continue;
     }
@@ -296,7 +293,7 @@ LsuCost LsuCostModel::lines(LinePath Path, bool Store, ArrayRef<uint32_t> Lines,
     }
     if (Allocates && Store) { // the whole line is written: nothing to read
       cancelFillOf(Line);     // a fill in flight is older than these bytes
-      WayReservation[Way] = 0; // the way's reservation, if any, is overwritten
+      Reserved[Way].Reservation = 0; // the way's reservation, if any, is overwritten
       fill(Line, /*MakeDirty=*/true);
       T += 1;
       continue;

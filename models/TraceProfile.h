@@ -188,9 +188,12 @@ private:
   std::vector<InFlight> Outstanding;
   /// Load misses in flight, and per way the reservation it holds (0: none).
   std::vector<PendingFill> Fills;
-  std::vector<uint64_t> WayReservation;
-  std::vector<uint32_t> WayFillLine;
-  std::vector<double> WayFillPresent; ///< the reserved fill's response cycle
+  struct WayFill {
+    uint64_t Reservation = 0; ///< 0: the way is reserved for no fill
+    uint32_t Line = 0;
+    double PresentAt = 0; ///< the fill's response cycle
+  };
+  std::vector<WayFill> Reserved; ///< per way
   uint64_t NextReservation = 1;
   /// Cycles the harness presents a response in; those of slots' responses.
   std::set<double> PresentCycles, SlotPresentCycles;
