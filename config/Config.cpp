@@ -254,7 +254,8 @@ const UIntRule DramLatencyRule{1, 1000000};
 const UIntRule DramBytesPerCycleRule{1, 4096};
 const UIntRule DramChannelsRule{1, 64};
 const UIntRule DramMaxOutstandingRule{1, 4096};
-const UIntRule LsuInFlightRule{1, LsuConfig::MaxInFlight};
+const UIntRule LsuMaxInFlightRule{1, LsuConfig::MaxInFlightLimit};
+const UIntRule LsuInFlightRule{1, LsuConfig::MaxInFlightLimit};
 
 void readCache(ObjectReader &Parent, StringRef Key, CacheConfig &C,
                Diagnostics &Diags) {
@@ -305,8 +306,12 @@ void readLsu(ObjectReader &Parent, StringRef Key, LsuConfig &L, Diagnostics &Dia
   if (!Obj)
     return;
   ObjectReader R(*Obj, Parent.path(Key) + ".", Diags);
-  R.readUInt("in_flight", L.InFlight, LsuInFlightRule);
+  bool Valid = R.readUInt("max_in_flight", L.MaxInFlight, LsuMaxInFlightRule);
+  Valid &= R.readUInt("in_flight", L.InFlight, LsuInFlightRule);
   R.finish();
+  // The run-time choice lives within what the core is built for.
+  if (std::string Problem = lsuInFlightProblem(L); Valid && !Problem.empty())
+    Diags.report(R.path("in_flight"), Problem);
 }
 
 void readDram(ObjectReader &Parent, StringRef Key, DramConfig &D,
@@ -519,9 +524,20 @@ std::string defaultConfigPath() {
   return std::string(Installed);
 }
 
+std::string lsuInFlightProblem(const LsuConfig &L) {
+  if (L.InFlight == 0)
+    return "0 memory instructions in flight: the LSU holds at least 1";
+  if (L.InFlight <= L.MaxInFlight)
+    return "";
+  return formatv("{0} is more than lsu.max_in_flight ({1}), the most the core is built to "
+                 "hold; raise max_in_flight (another Verilated model) or use at most {1}",
+                 L.InFlight, L.MaxInFlight);
+}
+
 std::string describeConfig(const AcceleratorConfig &C) {
   return formatv("{0} lanes, {1} warps per core, {2} registers, {17}-word instruction "
-                 "memory, scheduler {3}, memory wait {18}, {19} memory instruction{20} in flight; "
+                 "memory, scheduler {3}, memory wait {18}, {19} memory instruction{20} in flight "
+                 "(built for {21}); "
                  "L1 {4} bytes, "
                  "{5}-way, {6}-byte lines, local stores {7}; shared {8} bytes, {9} banks; "
                  "DRAM {10} cycles, {11} bytes per cycle, {12} channel{13}, {14} outstanding; "
@@ -531,7 +547,7 @@ std::string describeConfig(const AcceleratorConfig &C) {
                  C.Shared.SizeBytes, C.Shared.Banks, C.Dram.LatencyCycles, C.Dram.BytesPerCycle,
                  C.Dram.Channels, C.Dram.Channels == 1 ? "" : "s", C.Dram.MaxOutstanding, C.Cores,
                  C.Cores == 1 ? "" : "s", C.ImemWords, memoryWaitName(C.MemWait), C.Lsu.InFlight,
-                 C.Lsu.InFlight == 1 ? "" : "s")
+                 C.Lsu.InFlight == 1 ? "" : "s", C.Lsu.MaxInFlight)
       .str();
 }
 
@@ -550,7 +566,10 @@ std::string configToJson(const AcceleratorConfig &C) {
     J.attribute("imem_words", C.ImemWords);
     J.attribute("scheduler", schedulerName(C.Scheduler));
     J.attribute("memory_wait", memoryWaitName(C.MemWait));
-    J.attributeObject("lsu", [&] { J.attribute("in_flight", C.Lsu.InFlight); });
+    J.attributeObject("lsu", [&] {
+      J.attribute("max_in_flight", C.Lsu.MaxInFlight);
+      J.attribute("in_flight", C.Lsu.InFlight);
+    });
     J.attributeObject("l1", [&] {
       J.attribute("size_bytes", C.L1.SizeBytes);
       J.attribute("ways", C.L1.Ways);

@@ -87,8 +87,9 @@ llvm::StringRef memoryWaitName(MemoryWait W);
 /// Parses "instruction" or "register"; fails naming the allowed values.
 llvm::Expected<MemoryWait> parseMemoryWaitName(llvm::StringRef Name);
 
-/// The load/store unit. A run-time choice like the scheduler: the RTL
-/// latches it at each block start.
+/// The load/store unit: a build parameter (how many memory instructions the
+/// RTL can hold) and a run-time choice within it, latched by the RTL at each
+/// block start like the scheduler.
 struct LsuConfig {
   /// Warp memory instructions the LSU holds at once, 1..MaxInFlight. With 1
   /// it serves one from issue to write-back; with more, a load whose line
@@ -96,9 +97,17 @@ struct LsuConfig {
   /// takes the next memory instruction (of any warp): memory-level
   /// parallelism between instructions (docs/RTL.md, "Load/store unit").
   uint32_t InFlight = 1;
-  /// The most the RTL is built for (SLOTS in simt_lsu.sv).
-  static constexpr uint32_t MaxInFlight = 4;
+  /// The most the core is built to hold (SLOTS in simt_lsu.sv, one request
+  /// tag each): a build parameter, so another value is another Verilated
+  /// model. Up to MaxInFlightLimit.
+  uint32_t MaxInFlight = 8;
+  static constexpr uint32_t MaxInFlightLimit = 16;
 };
+
+/// Why \p L's InFlight is not one the core can run ("4 is more than
+/// lsu.max_in_flight (2), ..."), or empty when it is. The configuration
+/// reader, `tandem run --lsu-in-flight` and the rtl device all say it so.
+std::string lsuInFlightProblem(const LsuConfig &L);
 
 struct AcceleratorConfig {
   std::string Name = "default";

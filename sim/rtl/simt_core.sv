@@ -33,7 +33,9 @@ module simt_core
     parameter int SHARED_BYTES = 16384,
     parameter int SHARED_BANKS = 8,
     parameter int IMEM_WORDS = 4096,
+    parameter int LSU_SLOTS = 8,  // the most memory instructions in the LSU at once
     localparam int WB = WARPS > 1 ? $clog2(WARPS) : 1,
+    localparam int TB = LSU_SLOTS > 1 ? $clog2(LSU_SLOTS) : 1,  // request tag bits
     localparam int RB = $clog2(REGS),
     localparam int IB = $clog2(IMEM_WORDS),
     localparam int LINE_BITS = LINE_BYTES * 8
@@ -60,7 +62,7 @@ module simt_core
     input  logic                 sched_gto,  // warp scheduler: 0 round-robin, 1 greedy-then-oldest
     input  logic                 local_write_back,  // L1 local stores: 1 write-back, 0 write-through
     input  logic                 mem_wait_register, // 1: a warp waits for a load's register, 0: for each memory instruction
-    input  logic [2:0]           lsu_in_flight,     // warp memory instructions the LSU holds at once, 1..4
+    input  logic [4:0]           lsu_in_flight,     // warp memory instructions the LSU holds at once, 1..LSU_SLOTS
     output logic                 done,
     // Faults the core detects itself (the harness formats the message).
     output logic                 fault,
@@ -88,9 +90,9 @@ module simt_core
     output logic [31:0]          mem_req_c,
     // A request's tag comes back with its response: which of the LSU's
     // memory instructions it belongs to (two may want the same line).
-    output logic [1:0]           mem_req_tag,
+    output logic [TB-1:0]        mem_req_tag,
     input  logic                 mem_resp_valid,
-    input  logic [1:0]           mem_resp_tag,
+    input  logic [TB-1:0]        mem_resp_tag,
     input  logic [31:0]          mem_resp_addr,
     input  logic [LINE_BITS-1:0] mem_resp_data,
     // Commit ports (trace): the datapath and the LSU.
@@ -360,7 +362,7 @@ module simt_core
   simt_lsu #(
       .WARPS(WARPS), .LANES(LANES), .L1_BYTES(L1_BYTES), .L1_WAYS(L1_WAYS),
       .LINE_BYTES(LINE_BYTES), .SHARED_BYTES(SHARED_BYTES),
-      .SHARED_BANKS(SHARED_BANKS)
+      .SHARED_BANKS(SHARED_BANKS), .SLOTS(LSU_SLOTS)
   ) u_lsu (
       .clk(clk), .rst(rst), .start(start), .issue(lsu_issue), .op(i_op),
       .warp(pick), .pc(i_pc), .exec(i_lanes), .rd(f_rd[pick]), .imm(i_imm),

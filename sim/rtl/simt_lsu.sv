@@ -60,7 +60,9 @@ module simt_lsu
     parameter int LINE_BYTES = 64,
     parameter int SHARED_BYTES = 16384,
     parameter int SHARED_BANKS = 8,
+    parameter int SLOTS = 8,  // the most memory instructions in flight (lsu.max_in_flight)
     localparam int WB = WARPS > 1 ? $clog2(WARPS) : 1,
+    localparam int TB = SLOTS > 1 ? $clog2(SLOTS) : 1,  // request tag bits
     localparam int LINE_BITS = LINE_BYTES * 8
 ) (
     input  logic                  clk,
@@ -79,7 +81,7 @@ module simt_lsu
     input  logic [31:0]           local_base,
     input  logic [31:0]           local_warp_stride,
     input  logic                  local_write_back,  // latched at start
-    input  logic [2:0]            in_flight,         // latched at start, 1..SLOTS
+    input  logic [4:0]            in_flight,         // latched at start, 1..SLOTS
     output logic                  ready,  // takes an instruction this cycle
     output logic                  idle,   // holds no instruction
     output logic                  chk_valid,
@@ -99,9 +101,9 @@ module simt_lsu
     output logic [7:0]            mem_req_op,
     output logic [31:0]           mem_req_b,
     output logic [31:0]           mem_req_c,
-    output logic [1:0]            mem_req_tag,
+    output logic [TB-1:0]         mem_req_tag,
     input  logic                  mem_resp_valid,
-    input  logic [1:0]            mem_resp_tag,
+    input  logic [TB-1:0]         mem_resp_tag,
     input  logic [31:0]           mem_resp_addr,
     input  logic [LINE_BITS-1:0]  mem_resp_data,
     output logic                  wb_valid,
@@ -122,7 +124,6 @@ module simt_lsu
     output logic [63:0]           cnt_shared_bank_conflict_cycles
 );
   localparam int CPW = 32 / LANES;
-  localparam int SLOTS = 4;  // the most memory instructions in flight
   localparam int SETS = L1_BYTES / (L1_WAYS * LINE_BYTES);
   localparam int LINES = SETS * L1_WAYS;
   localparam int OFF_BITS = $clog2(LINE_BYTES);
@@ -229,8 +230,8 @@ module simt_lsu
   logic [WAY_BITS-1:0] q_way [32];  // the way a lane's missing line will fill
   logic [31:0]   q_fill;            // ... if it reserved one
   logic [31:0]   q_merge;           // lanes waiting on another instruction's fill
-  logic [1:0]    q_mtag [32];       // ... whose requests carry this tag
-  logic [1:0]    q_slot;            // the slot (request tag) of this instruction
+  logic [TB-1:0] q_mtag [32];       // ... whose requests carry this tag
+  logic [TB-1:0] q_slot;            // the slot (request tag) of this instruction
   logic [31:0]   q_pending, q_done;
   logic [7:0]    q_count;
   logic [15:0]   q_outstanding;
@@ -241,7 +242,7 @@ module simt_lsu
   logic [LINES-1:0]     l1_dirty;   // local lines written only here (write-back)
   logic [LINES-1:0]     l1_fill_pending;  // reserved for a fill in flight ...
   logic [31:0]          l1_fill_tag [LINES];  // ... of this line
-  logic [1:0]           l1_fill_slot [LINES]; // ... requested by this slot
+  logic [TB-1:0]        l1_fill_slot [LINES]; // ... requested by this slot
   logic                 blk_local_wb;
   logic [LINE_BITS-1:0] l1_data [LINES];
   logic [WAY_BITS-1:0]  l1_victim [SETS];
@@ -249,7 +250,7 @@ module simt_lsu
   // Shared memory reads as zero at block start: a written bit per byte is
   // cleared in one cycle instead of clearing the array.
   logic [SHARED_BYTES-1:0] smem_written;
-  logic [2:0]           blk_in_flight;
+  logic [4:0]           blk_in_flight;
 
   // Load slots: loads whose requests are all sent, waiting for responses.
   logic [SLOTS-1:0]     w_busy;
@@ -263,7 +264,7 @@ module simt_lsu
   logic                 w_signed [SLOTS];
   logic [31:0]          w_fill [SLOTS];
   logic [31:0]          w_merge [SLOTS];
-  logic [1:0]           w_mtag [SLOTS][32];
+  logic [TB-1:0]        w_mtag [SLOTS][32];
   logic [WAY_BITS-1:0]  w_way [SLOTS][32];
   logic [31:0]          w_addr [SLOTS][32];
   logic [31:0]          w_taddr [SLOTS][32];
@@ -282,7 +283,7 @@ module simt_lsu
   // The slot that writes back this cycle, if any: the front end's write-back
   // goes first.
   logic       wb_slot_valid;
-  logic [1:0] wb_slot;
+  logic [TB-1:0] wb_slot;
   always_comb begin
     wb_slot_valid = 1'b0;
     wb_slot = '0;
@@ -290,7 +291,7 @@ module simt_lsu
       for (int s = SLOTS - 1; s >= 0; s--)
         if (w_busy[s] && w_outstanding[s] == 0 && w_done[s] == w_exec[s]) begin
           wb_slot_valid = 1'b1;
-          wb_slot = 2'(s);
+          wb_slot = TB'(s);
         end
   end
   // A response for a load waiting in a slot (else it is the front end's).
@@ -298,7 +299,7 @@ module simt_lsu
   assign slot_resp = mem_resp_valid && w_busy[mem_resp_tag];
   // Which instruction the commit port shows: the front end's, or a slot's.
   logic       commit_from_slot;
-  logic [1:0] commit_slot;
+  logic [TB-1:0] commit_slot;
 
   assign ready = state == S_IDLE;
   assign idle = state == S_IDLE && w_busy == '0;
@@ -515,7 +516,7 @@ module simt_lsu
       end
       // A response for a slot: its lanes take their words.
       if (slot_resp) begin
-        logic [1:0] t;
+        logic [TB-1:0] t;
         t = mem_resp_tag;
         for (int l = 0; l < 32; l++)
           if (w_exec[t][l] && !w_done[t][l] && !w_merge[t][l] &&
@@ -578,7 +579,7 @@ module simt_lsu
           // The lowest free slot names this instruction's requests; one is
           // free (the front end hands a load on only while another is).
           for (int k = SLOTS - 1; k >= 0; k--)
-            if (!w_busy[k]) q_slot <= 2'(k);
+            if (!w_busy[k]) q_slot <= TB'(k);
           for (int l = 0; l < 32; l++) begin
             q_addr[l] <= row1[l*32 +: 32] + imm;
             q_src[l] <= row1[l*32 +: 32];
@@ -723,7 +724,7 @@ module simt_lsu
           if (q_pending == 0 && outstanding == 0 && done_now == q_exec) begin
             state <= S_WB;
           end else if (q_pending == 0 && !q_store && !fe_resp &&
-                       3'($countones(w_busy)) + 3'd1 < blk_in_flight) begin
+                       5'($countones(w_busy)) + 5'd1 < blk_in_flight) begin
             // Every request sent, responses to come: the load waits in its
             // slot and the front end takes the next instruction.
             w_busy[q_slot] <= 1'b1;

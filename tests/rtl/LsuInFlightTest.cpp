@@ -7,7 +7,8 @@
 // unit"). These tests show:
 // - every sample computes what iss computes, with every counter iss
 //   reports and the same per-warp traces, at in_flight 4 under both memory
-//   waits (a warp's loads may then write back out of program order);
+//   waits (a warp's loads may then write back out of program order), and
+//   at the most the default build holds (lsu.max_in_flight, 8);
 // - loads of different warps overlap: four warps' misses cost little more
 //   than one, where in_flight 1 serves them one after another;
 // - a load miss on a line another warp's load is still fetching merges onto
@@ -16,10 +17,10 @@
 //   the L1 (the response predates the store), so a later load never sees
 //   the old bytes;
 // - the simt model, fed the iss trace, predicts the rtl's cycles within
-//   1% on every sample at in_flight 4 (docs/Report.md says where it is not
-//   exact).
-// The differ's random programs run against iss at in_flight 4 as a ctest
-// entry (tests/rtl/CMakeLists.txt, configs/lsu-in-flight-4.json).
+//   1% on every sample at those settings (docs/Report.md says where it is
+//   not exact).
+// The differ's random programs run against iss at in_flight 4 and 8 as
+// ctest entries (tests/rtl/CMakeLists.txt, configs/lsu-in-flight-*.json).
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,27 +49,32 @@ AcceleratorConfig configWith(unsigned InFlight, MemoryWait Wait) {
   return C;
 }
 
-void expectSamplesAsOnIss(MemoryWait Wait) {
-  AcceleratorConfig C = configWith(4, Wait);
+void expectSamplesAsOnIss(unsigned InFlight, MemoryWait Wait) {
+  AcceleratorConfig C = configWith(InFlight, Wait);
   std::string RtlTrace;
   raw_string_ostream RtlOS(RtlTrace);
   auto Rtl = rtltest::openRtlWith(C, &RtlOS);
   ASSERT_TRUE(Rtl);
   rtltest::expectEverySampleAsOnIss(
-      *Rtl, RtlTrace, formatv("lsu.in_flight 4, memory_wait {0}", memoryWaitName(Wait)).str(), 9,
+      *Rtl, RtlTrace,
+      formatv("lsu.in_flight {0}, memory_wait {1}", InFlight, memoryWaitName(Wait)).str(), 9,
       [&](StringRef Sample, const std::string &IssTrace, const samples::SampleResult &OnRtl) {
         double Measured = double(OnRtl.Counters.get("cycles"));
         EXPECT_NEAR(rtltest::modelledCycles(IssTrace, C), Measured, std::max(1.0, 0.01 * Measured))
-            << Sample.str() << ": the simt model at lsu.in_flight 4";
+            << Sample.str() << ": the simt model at lsu.in_flight " << InFlight;
       });
 }
 
 TEST(RtlLsuInFlight, EverySampleComputesWhatIssComputes) {
-  expectSamplesAsOnIss(MemoryWait::Instruction);
+  expectSamplesAsOnIss(4, MemoryWait::Instruction);
 }
 
 TEST(RtlLsuInFlight, EverySampleComputesWhatIssComputesUnderRegisterWait) {
-  expectSamplesAsOnIss(MemoryWait::Register);
+  expectSamplesAsOnIss(4, MemoryWait::Register);
+}
+
+TEST(RtlLsuInFlight, EverySampleComputesWhatIssComputesAtTheMostTheBuildHolds) {
+  expectSamplesAsOnIss(AcceleratorConfig().Lsu.MaxInFlight, MemoryWait::Register);
 }
 
 std::vector<uint32_t> randomWords(size_t N, unsigned Seed) {
@@ -200,13 +206,15 @@ TEST(RtlLsuInFlight, AMissOnALineBeingFilledMergesOntoTheFill) {
 
 TEST(RtlLsuInFlight, AnInFlightCountTheCoreIsNotBuiltForIsAnError) {
   AcceleratorConfig C;
-  C.Lsu.InFlight = LsuConfig::MaxInFlight + 1;
+  C.Lsu.InFlight = C.Lsu.MaxInFlight + 1;
   DeviceOptions O;
   O.Config = C;
   auto D = openDevice("rtl", O);
   ASSERT_FALSE(bool(D));
   EXPECT_EQ(toString(D.takeError()),
-            "device 'rtl': lsu.in_flight is 5; the core is built for 1..4");
+            "device 'rtl': lsu.in_flight: 9 is more than lsu.max_in_flight (8), the most the "
+            "core is built to hold; raise max_in_flight (another Verilated model) or use at "
+            "most 8");
 }
 
 } // namespace

@@ -75,18 +75,24 @@ TEST(RtlModelCache, DefaultBuildParametersUseTheLinkedInModel) {
 
 TEST(RtlModelCache, HashSeparatesBuildParametersOnly) {
   CacheDirOverride Override(freshPath("tandem-rtl-cache-hash"));
-  AcceleratorConfig A, RunTimeOnly, Lanes, Banks;
+  AcceleratorConfig A, RunTimeOnly, Lanes, Banks, Slots;
   RunTimeOnly.Name = "other";
   RunTimeOnly.Dram.LatencyCycles = 7;
   RunTimeOnly.Scheduler = WarpScheduler::GreedyThenOldest;
+  RunTimeOnly.Lsu.InFlight = 4;
   Lanes.Lanes = 16;
   Banks.Shared.Banks = 16;
+  Slots.Lsu.MaxInFlight = 16;
   std::string DirA = rtl::modelDirFor(A);
   ASSERT_FALSE(DirA.empty());
   EXPECT_EQ(rtl::modelDirFor(RunTimeOnly), DirA);
   EXPECT_NE(rtl::modelDirFor(Lanes), DirA);
   EXPECT_NE(rtl::modelDirFor(Banks), DirA);
+  EXPECT_NE(rtl::modelDirFor(Slots), DirA);
   EXPECT_NE(rtl::modelDirFor(Banks), rtl::modelDirFor(Lanes));
+  EXPECT_EQ(rtl::modelBuildKey(Slots),
+            "lanes 8, warps_per_core 8, registers 32, l1 16384 B 4-way 64 B lines, shared "
+            "16384 B in 8 banks, imem_words 4096, lsu max_in_flight 16");
   EXPECT_EQ(sys::path::parent_path(DirA), rtl::modelCacheDir());
 }
 

@@ -189,13 +189,25 @@ TEST(ConfigTest, MemoryWaitIsReadByNameAndInstructionByDefault) {
 
 TEST(ConfigTest, LsuInFlightIsOneByDefaultAndAtMostWhatTheCoreIsBuiltFor) {
   EXPECT_EQ(AcceleratorConfig().Lsu.InFlight, 1u);
-  EXPECT_EQ(parseOrFail(R"({"lsu": {"in_flight": 4}})").Lsu.InFlight, 4u);
-  EXPECT_EQ(parseError(R"({"lsu": {"in_flight": 5}})"),
-            "bad.json: lsu.in_flight: 5 is out of range; allowed: 1..4");
+  EXPECT_EQ(AcceleratorConfig().Lsu.MaxInFlight, 8u);
+  EXPECT_EQ(parseOrFail(R"({"lsu": {"in_flight": 8}})").Lsu.InFlight, 8u);
+  EXPECT_EQ(parseError(R"({"lsu": {"in_flight": 9}})"),
+            "bad.json: lsu.in_flight: 9 is more than lsu.max_in_flight (8), the most the "
+            "core is built to hold; raise max_in_flight (another Verilated model) or use at "
+            "most 8");
+  EXPECT_EQ(parseError(R"({"lsu": {"max_in_flight": 2, "in_flight": 4}})"),
+            "bad.json: lsu.in_flight: 4 is more than lsu.max_in_flight (2), the most the "
+            "core is built to hold; raise max_in_flight (another Verilated model) or use at "
+            "most 2");
+  AcceleratorConfig Wide = parseOrFail(R"({"lsu": {"max_in_flight": 16, "in_flight": 12}})");
+  EXPECT_EQ(Wide.Lsu.MaxInFlight, 16u);
+  EXPECT_EQ(Wide.Lsu.InFlight, 12u);
   EXPECT_EQ(parseError(R"({"lsu": {"in_flight": 0}})"),
-            "bad.json: lsu.in_flight: 0 is out of range; allowed: 1..4");
+            "bad.json: lsu.in_flight: 0 is out of range; allowed: 1..16");
+  EXPECT_EQ(parseError(R"({"lsu": {"max_in_flight": 17}})"),
+            "bad.json: lsu.max_in_flight: 17 is out of range; allowed: 1..16");
   EXPECT_EQ(parseError(R"({"lsu": {"slots": 2}})"),
-            "bad.json: lsu.slots: unknown key; known keys here: in_flight");
+            "bad.json: lsu.slots: unknown key; known keys here: max_in_flight, in_flight");
 }
 
 TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
@@ -216,7 +228,8 @@ TEST(ConfigTest, LocalWritePolicyIsReadByNameAndWriteBackByDefault) {
 TEST(ConfigTest, DescriptionHoldsEveryValue) {
   EXPECT_EQ(describeConfig(AcceleratorConfig()),
             "8 lanes, 8 warps per core, 32 registers, 4096-word instruction memory, "
-            "scheduler rr, memory wait instruction, 1 memory instruction in flight; L1 16384 "
+            "scheduler rr, memory wait instruction, 1 memory instruction in flight (built for 8); "
+            "L1 16384 "
             "bytes, 4-way, "
             "64-byte lines, local stores write-back; shared 16384 bytes, 8 banks; DRAM 100 "
             "cycles, 16 bytes per cycle, 1 channel, 16 outstanding; 1 core");

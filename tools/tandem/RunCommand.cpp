@@ -597,10 +597,11 @@ int parseOptions(int Argc, char **Argv, Options &O) {
       if (!Value(V))
         return Need();
       uint64_t N;
-      if (!parseUnsigned(V, N) || N < 1 || N > LsuConfig::MaxInFlight)
-        return usageError(
-            formatv("--lsu-in-flight: '{0}' is not a count in 1..{1}", V, LsuConfig::MaxInFlight)
-                .str());
+      // Checked against the configuration's lsu.max_in_flight once it is read.
+      if (!parseUnsigned(V, N) || N < 1 || N > LsuConfig::MaxInFlightLimit)
+        return usageError(formatv("--lsu-in-flight: '{0}' is not a count in 1..{1}", V,
+                                  LsuConfig::MaxInFlightLimit)
+                              .str());
       O.LsuInFlight = uint32_t(N);
     } else if (Name == "--seed" || Name == "--dump" || Name == "--step-limit") {
       if (!Value(V))
@@ -1155,8 +1156,11 @@ int runCommand(int Argc, char **Argv) {
     Config->Scheduler = *O.Scheduler;
   if (O.MemWait)
     Config->MemWait = *O.MemWait;
-  if (O.LsuInFlight)
+  if (O.LsuInFlight) {
     Config->Lsu.InFlight = *O.LsuInFlight;
+    if (std::string Problem = lsuInFlightProblem(Config->Lsu); !Problem.empty())
+      return failure("--lsu-in-flight: " + Problem);
+  }
 
   CompiledInfo Compiled;
   bool Gpu = O.Device == "gpu";

@@ -27,7 +27,7 @@
 
 namespace tandem::rtl {
 
-constexpr unsigned CoreModelAbiVersion = 2;
+constexpr unsigned CoreModelAbiVersion = 3;
 
 /// One port: where Verilator keeps it and how many bytes that storage has.
 struct Port {
@@ -126,6 +126,7 @@ struct CorePorts {
 struct ModelParams {
   unsigned Lanes, Warps, Regs, L1Bytes, L1Ways, LineBytes, SharedBytes,
       SharedBanks, ImemWords;
+  unsigned LsuSlots; ///< lsu.max_in_flight: the LSU's slots and request tags
 };
 
 class CoreModel {

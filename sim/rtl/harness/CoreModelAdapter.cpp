@@ -40,11 +40,10 @@ public:
     // Shown by waveform viewers: one cycle (two VCD time steps) is 2 ns.
     // (After the model: building it sets the precision from the sources.)
     Ctx->timeprecision(-9);
-    Params = {TANDEM_RTL_LANES,       TANDEM_RTL_WARPS,
-              TANDEM_RTL_REGS,        TANDEM_RTL_L1_BYTES,
-              TANDEM_RTL_L1_WAYS,     TANDEM_RTL_LINE_BYTES,
-              TANDEM_RTL_SHARED_BYTES, TANDEM_RTL_SHARED_BANKS,
-              TANDEM_RTL_IMEM_WORDS};
+    Params = {TANDEM_RTL_LANES,        TANDEM_RTL_WARPS,        TANDEM_RTL_REGS,
+              TANDEM_RTL_L1_BYTES,     TANDEM_RTL_L1_WAYS,      TANDEM_RTL_LINE_BYTES,
+              TANDEM_RTL_SHARED_BYTES, TANDEM_RTL_SHARED_BANKS, TANDEM_RTL_IMEM_WORDS,
+              TANDEM_RTL_LSU_SLOTS};
     bindPorts();
   }
   ~VerilatedCore() override {

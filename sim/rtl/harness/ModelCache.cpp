@@ -44,16 +44,14 @@ std::atomic<unsigned> BuildsRun{0};
 
 /// The Verilog parameters of \p C's model.
 ModelParams paramsFor(const AcceleratorConfig &C) {
-  return {C.Lanes,         C.WarpsPerCore,   C.Registers,
-          C.L1.SizeBytes,  C.L1.Ways,        C.L1.LineBytes,
-          C.Shared.SizeBytes, C.Shared.Banks, C.ImemWords};
+  return {C.Lanes,        C.WarpsPerCore,     C.Registers,    C.L1.SizeBytes, C.L1.Ways,
+          C.L1.LineBytes, C.Shared.SizeBytes, C.Shared.Banks, C.ImemWords,    C.Lsu.MaxInFlight};
 }
 
 bool sameParams(const ModelParams &A, const ModelParams &B) {
-  return A.Lanes == B.Lanes && A.Warps == B.Warps && A.Regs == B.Regs &&
-         A.L1Bytes == B.L1Bytes && A.L1Ways == B.L1Ways &&
-         A.LineBytes == B.LineBytes && A.SharedBytes == B.SharedBytes &&
-         A.SharedBanks == B.SharedBanks && A.ImemWords == B.ImemWords;
+  return A.Lanes == B.Lanes && A.Warps == B.Warps && A.Regs == B.Regs && A.L1Bytes == B.L1Bytes &&
+         A.L1Ways == B.L1Ways && A.LineBytes == B.LineBytes && A.SharedBytes == B.SharedBytes &&
+         A.SharedBanks == B.SharedBanks && A.ImemWords == B.ImemWords && A.LsuSlots == B.LsuSlots;
 }
 
 std::vector<std::string> verilogParams(const ModelParams &P) {
@@ -65,7 +63,8 @@ std::vector<std::string> verilogParams(const ModelParams &P) {
           formatv("-GLINE_BYTES={0}", P.LineBytes).str(),
           formatv("-GSHARED_BYTES={0}", P.SharedBytes).str(),
           formatv("-GSHARED_BANKS={0}", P.SharedBanks).str(),
-          formatv("-GIMEM_WORDS={0}", P.ImemWords).str()};
+          formatv("-GIMEM_WORDS={0}", P.ImemWords).str(),
+          formatv("-GLSU_SLOTS={0}", P.LsuSlots).str()};
 }
 
 /// The same values as compiler definitions for CoreModelAdapter.cpp.
@@ -79,6 +78,7 @@ std::vector<std::string> adapterDefines(const ModelParams &P) {
           formatv("-DTANDEM_RTL_SHARED_BYTES={0}", P.SharedBytes).str(),
           formatv("-DTANDEM_RTL_SHARED_BANKS={0}", P.SharedBanks).str(),
           formatv("-DTANDEM_RTL_IMEM_WORDS={0}", P.ImemWords).str(),
+          formatv("-DTANDEM_RTL_LSU_SLOTS={0}", P.LsuSlots).str(),
           "-DTANDEM_RTL_MODEL_LIBRARY"};
 }
 
@@ -87,13 +87,17 @@ std::vector<std::string> adapterDefines(const ModelParams &P) {
 /// fatal: an unusual configuration may trip a width warning that the
 /// default does not, and the user asked for a model, not a lint.
 std::vector<std::string> verilatorOptions() {
+  // One option (and its value) per group.
+  // clang-format off
   std::vector<std::string> O = {"--cc", "--build", "-j", "2",
                                 "--top-module", "simt_core",
                                 "--prefix", "Vsimt_core", "-O3",
                                 "-CFLAGS", "-fPIC",
                                 "-CFLAGS", "-fvisibility=hidden",
                                 "--x-assign", "fast", "--x-initial", "fast",
-                                "--trace", "-Wno-fatal"};
+                                "--trace", "--unroll-stmts", "1000000",
+                                "-Wno-fatal"};
+  // clang-format on
   if (TANDEM_RTL_THREADS > 1) {
     O.push_back("--threads");
     O.push_back(std::to_string(TANDEM_RTL_THREADS));
@@ -296,9 +300,10 @@ private:
 std::string modelBuildKey(const AcceleratorConfig &C) {
   ModelParams P = paramsFor(C);
   return formatv("lanes {0}, warps_per_core {1}, registers {2}, l1 {3} B "
-                 "{4}-way {5} B lines, shared {6} B in {7} banks, imem_words {8}",
-                 P.Lanes, P.Warps, P.Regs, P.L1Bytes, P.L1Ways, P.LineBytes,
-                 P.SharedBytes, P.SharedBanks, P.ImemWords)
+                 "{4}-way {5} B lines, shared {6} B in {7} banks, imem_words {8}, "
+                 "lsu max_in_flight {9}",
+                 P.Lanes, P.Warps, P.Regs, P.L1Bytes, P.L1Ways, P.LineBytes, P.SharedBytes,
+                 P.SharedBanks, P.ImemWords, P.LsuSlots)
       .str();
 }
 
@@ -332,10 +337,11 @@ unsigned modelBuildsRun() { return BuildsRun; }
 Expected<std::unique_ptr<CoreModel>> openCoreModel(const AcceleratorConfig &C,
                                                    bool AllowTracing) {
   ModelParams Want = paramsFor(C);
-  const ModelParams Linked = {
-      TANDEM_RTL_LANES,        TANDEM_RTL_WARPS,       TANDEM_RTL_REGS,
-      TANDEM_RTL_L1_BYTES,     TANDEM_RTL_L1_WAYS,     TANDEM_RTL_LINE_BYTES,
-      TANDEM_RTL_SHARED_BYTES, TANDEM_RTL_SHARED_BANKS, TANDEM_RTL_IMEM_WORDS};
+  const ModelParams Linked = {TANDEM_RTL_LANES,        TANDEM_RTL_WARPS,
+                              TANDEM_RTL_REGS,         TANDEM_RTL_L1_BYTES,
+                              TANDEM_RTL_L1_WAYS,      TANDEM_RTL_LINE_BYTES,
+                              TANDEM_RTL_SHARED_BYTES, TANDEM_RTL_SHARED_BANKS,
+                              TANDEM_RTL_IMEM_WORDS,   TANDEM_RTL_LSU_SLOTS};
   if (sameParams(Linked, Want))
     return newDefaultCoreModel(AllowTracing);
 

@@ -2,7 +2,7 @@
 //
 // The default configuration's model is linked into tandem_rtl. A
 // configuration whose build parameters (lanes, warps, registers, L1 and
-// shared-memory geometry) differ gets its own model, Verilated on first use
+// shared-memory geometry, LSU slots) differ gets its own model, Verilated on first use
 // into a shared library and cached under a hash of everything the library
 // depends on: the build parameters, the RTL sources and the generated ISA
 // package (their contents), the adapter, the Verilator options and the

@@ -144,6 +144,7 @@ AcceleratorConfig builtConfig() {
   C.WarpsPerCore = TANDEM_RTL_WARPS;
   C.Registers = TANDEM_RTL_REGS;
   C.ImemWords = TANDEM_RTL_IMEM_WORDS;
+  C.Lsu.MaxInFlight = TANDEM_RTL_LSU_SLOTS;
   C.L1.SizeBytes = TANDEM_RTL_L1_BYTES;
   C.L1.Ways = TANDEM_RTL_L1_WAYS;
   C.L1.LineBytes = TANDEM_RTL_LINE_BYTES;
@@ -277,11 +278,8 @@ Simulator::create(const DeviceOptions &Opts, iss::DeviceMemory &Mem) {
                              "device 'rtl': dram.channels, "
                              "dram.bytes_per_cycle and dram.max_outstanding "
                              "must be at least 1");
-  if (C.Lsu.InFlight == 0 || C.Lsu.InFlight > LsuConfig::MaxInFlight)
-    return createStringError(inconvertibleErrorCode(),
-                             formatv("device 'rtl': lsu.in_flight is {0}; the core is built "
-                                     "for 1..{1}",
-                                     C.Lsu.InFlight, LsuConfig::MaxInFlight));
+  if (std::string Problem = lsuInFlightProblem(C.Lsu); !Problem.empty())
+    return createStringError(inconvertibleErrorCode(), "device 'rtl': lsu.in_flight: " + Problem);
   // With no waveform asked for, the compiled-in tracing stays idle.
   Expected<std::unique_ptr<CoreModel>> Model =
       openCoreModel(C, /*AllowTracing=*/!Opts.WaveformPath.empty());

@@ -12,7 +12,7 @@
 //
 // Input invariants: none; every launch is validated first. The Verilated
 // model has the configuration's build parameters (lanes, warps, registers,
-// L1, shared memory): the default's is linked in, any other is built on
+// L1, shared memory, LSU slots): the default's is linked in, any other is built on
 // first use and cached (ModelCache.h). The harness reaches the model only
 // through CoreModel.h, so one harness serves every configuration.
 // Guarantees: faults and hangs come back as llvm::Error naming the kernel,
