@@ -348,6 +348,7 @@ LsuCost LsuCostModel::globalAtomic(ArrayRef<uint32_t> Addrs) {
   LsuCost Cost;
   forgetPast();
   double T = Now + 1 + Cpw + 1;
+  double Last = -1; // the last lane's response
   for (uint32_t A : Addrs) {
     uint32_t Line = A & ~(Config.L1.LineBytes - 1);
     T = sendCycle(T);
@@ -356,11 +357,13 @@ LsuCost LsuCostModel::globalAtomic(ArrayRef<uint32_t> Addrs) {
     // fill of it in flight is older than the atomic.
     invalidate(Line);
     cancelFillOf(Line);
-    double Ready = present(send(T, Line, 4, Cost.DramChannelCycles));
+    Last = std::max(Last, present(send(T, Line, 4, Cost.DramChannelCycles)));
     Mem.DramReadBytes += 4;
     Mem.DramWriteBytes += 4;
-    T = Ready + 1; // taken at the ready cycle's edge, the next lane sends after it
+    T += 1; // the next lane goes the next cycle, its response not awaited
   }
+  // S_GATOM sees the last response at that cycle's edge: write-back next.
+  T = std::max(T, Last + 1);
   WriteBackCycles.insert(T);
   double End = T + 1;
   Cost.Cycles = Cost.DoneCycles = End - Now;

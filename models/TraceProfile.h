@@ -98,7 +98,8 @@ public:
   /// enabled bytes per line (stores).
   LsuCost lines(LinePath Path, bool Store, llvm::ArrayRef<uint32_t> Lines,
                 llvm::ArrayRef<uint32_t> StoreBytes);
-  /// A global atomic, lane by lane; \p Addrs: the active lanes' addresses.
+  /// A global atomic: its lanes' requests one a cycle in lane order, done
+  /// when the last response is in; \p Addrs: the active lanes' addresses.
   LsuCost globalAtomic(llvm::ArrayRef<uint32_t> Addrs);
   /// Shared memory, shuffles, atomics on shared memory, empty exec masks:
   /// no memory system state, \p PathCycles after address generation.

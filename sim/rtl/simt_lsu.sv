@@ -42,8 +42,12 @@
 //  - shared: SHARED_BANKS 4-byte-wide banks; each sub-warp of LANES lanes is
 //    served in as many cycles as the most distinct words any one bank must
 //    deliver (lanes reading the same word share it).
-//  - atomics: lane by lane in lane order; global ones are performed at the
-//    memory side (the harness) and invalidate the L1 line, shared ones here.
+//  - atomics: lane by lane in lane order. Global ones are performed at the
+//    memory side (the harness) and invalidate the L1 line; their requests
+//    go out one a cycle without waiting for each other's responses (the
+//    memory performs them in request order), and the front end holds the
+//    instruction until every lane's old word is back. Shared ones here,
+//    one lane a cycle.
 //  - shuffles: read the latched source row, 32/LANES cycles.
 // Guarantees: stores and atomics of one warp apply in lane order; memory
 // instructions reach memory in issue order (requests are sent by the front
@@ -235,7 +239,6 @@ module simt_lsu
   logic [31:0]   q_pending, q_done;
   logic [7:0]    q_count;
   logic [15:0]   q_outstanding;
-  logic          q_waiting;
 
   logic [31:0]          l1_tag [LINES];
   logic [LINES-1:0]     l1_valid;
@@ -464,6 +467,22 @@ module simt_lsu
     endcase
   end
 
+  // A global atomic's response: its old word goes to the lowest lane sent
+  // to that address whose response is not in yet (one address's requests
+  // share a channel, which answers them in order).
+  logic       a_resp_valid;
+  logic [4:0] a_resp_lane;
+  always_comb begin
+    a_resp_valid = 1'b0;
+    a_resp_lane = '0;
+    if (state == S_GATOM && mem_resp_valid && !w_busy[mem_resp_tag])
+      for (int l = 31; l >= 0; l--)
+        if (q_exec[l] && !q_pending[l] && !q_done[l] && q_taddr[l] == mem_resp_addr) begin
+          a_resp_valid = 1'b1;
+          a_resp_lane = 5'(l);
+        end
+  end
+
   // Shuffle results from the latched source row.
   function automatic logic [31:0] shfl(input logic [7:0] o, input int lane, input logic [31:0] sel,
                                        input logic [31:0] ex, input logic [31:0] src [32]);
@@ -573,7 +592,6 @@ module simt_lsu
           q_pending <= exec;
           q_done <= '0;
           q_outstanding <= '0;
-          q_waiting <= 1'b0;
           q_fill <= '0;
           q_merge <= '0;
           // The lowest free slot names this instruction's requests; one is
@@ -748,8 +766,15 @@ module simt_lsu
             state <= S_IDLE;
           end
         end
+        // Lanes go out one a cycle, in lane order, without waiting for each
+        // other's responses: memory performs them in request order, so
+        // lanes on one word still apply in lane order.
         S_GATOM: if (!slot_resp) begin
-          if (!q_waiting && q_pending != 0 && mem_req_ready) begin
+          logic [31:0] pending;
+          logic [15:0] outstanding;
+          pending = q_pending;
+          outstanding = q_outstanding;
+          if (q_pending != 0 && mem_req_ready) begin
             mem_req_valid <= 1'b1;
             mem_req_kind <= KIND_ATOMIC;
             mem_req_space <= SP_DEVICE;
@@ -758,18 +783,21 @@ module simt_lsu
             mem_req_b <= q_b[c_lane];
             mem_req_c <= q_c[c_lane];
             mem_req_tag <= q_slot;
-            q_waiting <= 1'b1;
+            pending[c_lane] = 1'b0;
+            outstanding = outstanding + 1;
             // The memory side changes the word: drop any cached copy, and
             // any fill of it in flight (it predates this atomic).
             if (c_hit) l1_valid[c_idx] <= 1'b0;
             if (c_filling) l1_fill_pending[c_fidx] <= 1'b0;
           end
-          if (q_waiting && mem_resp_valid && !w_busy[mem_resp_tag]) begin
-            q_res[c_lane] <= mem_resp_data[31:0];
-            q_pending[c_lane] <= 1'b0;
-            q_waiting <= 1'b0;
-            if (q_pending == (32'h1 << c_lane)) state <= S_WB;
+          if (a_resp_valid) begin
+            q_res[a_resp_lane] <= mem_resp_data[31:0];
+            q_done[a_resp_lane] <= 1'b1;
+            outstanding = outstanding - 1;
           end
+          q_pending <= pending;
+          q_outstanding <= outstanding;
+          if (pending == 0 && outstanding == 0) state <= S_WB;
         end
         S_SHARED: begin
           for (int l = 0; l < 32; l++)

@@ -173,16 +173,22 @@ TEST(LsuCostModel, IdleCyclesDrainTheDramQueue) {
   EXPECT_DOUBLE_EQ(Idle.now(), Now);
 }
 
-TEST(LsuCostModel, GlobalAtomicsAreLaneSerial) {
+TEST(LsuCostModel, GlobalAtomicLanesGoOutOneACycleUpToTheChannelsRoom) {
   // One lane: registered at 6, accepted at 7, one cycle on the channel,
-  // ready at 108, write-back 109, next issue 110; each further lane sends
-  // the cycle after the response: +103. The rtl's timeline of one
-  // atomicAdd per thread: 110 cycles with one thread, 316 with three.
+  // ready at 108, write-back 109, next issue 110. Further lanes go out one
+  // a cycle without waiting for responses: three lanes' responses at 108,
+  // 109 and 110, next issue 112. A 17th lane waits for room on the channel
+  // (dram.max_outstanding 16): the first lane's slot frees at 108, so it
+  // goes then and is ready at 210. The rtl agrees on one atomicAdd per
+  // thread of a 1, 3, 16, 17 and 32-thread block, contended or not (162,
+  // 164, 177, 264 and 279 cycles with the launch's other instructions).
   LsuCostModel M(config());
   EXPECT_DOUBLE_EQ(M.globalAtomic({0x2000}).Cycles, 110);
-  EXPECT_DOUBLE_EQ(M.globalAtomic({0x2000, 0x2004, 0x2008}).Cycles, 316);
-  std::vector<uint32_t> Addrs(8, 0x2000);
-  EXPECT_GT(M.globalAtomic(Addrs).Cycles, 8 * 100);
+  EXPECT_DOUBLE_EQ(M.globalAtomic({0x2000, 0x2004, 0x2008}).Cycles, 112);
+  LsuCostModel Contended(config());
+  EXPECT_DOUBLE_EQ(Contended.globalAtomic(std::vector<uint32_t>(16, 0x2000)).Cycles, 110 + 15);
+  LsuCostModel Over(config());
+  EXPECT_DOUBLE_EQ(Over.globalAtomic(std::vector<uint32_t>(17, 0x2000)).Cycles, 212);
 }
 
 TEST(LsuCostModel, ALoadWaitingInASlotFreesTheFrontEnd) {

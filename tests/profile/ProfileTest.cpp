@@ -102,6 +102,18 @@ double sharedHit(const AcceleratorConfig &C) { return 2 * C.cyclesPerWarpInstr()
 double datapathLatency(const AcceleratorConfig &C, unsigned TdLatency) {
   return std::max<double>(TdLatency, C.cyclesPerWarpInstr() + 1);
 }
+/// Cycles of a 32-lane global atomic from its issue to the LSU's next: the
+/// lanes' requests go out one a cycle after issue, address generation and
+/// the check, until dram.max_outstanding are out; a later lane goes when
+/// the oldest returns, a round trip (accepted the next cycle, one cycle on
+/// the channel for 4 bytes, the latency) after it went. Two cycles after
+/// the last response (write-back) the LSU is free. Holds while 4 bytes
+/// take one channel cycle and the outstanding limit is below a round trip.
+double globalAtomicCycles(const AcceleratorConfig &C) {
+  const double Room = C.Dram.MaxOutstanding, RoundTrip = C.Dram.LatencyCycles + 2;
+  double LastSend = std::fmod(31, Room) + std::floor(31 / Room) * RoundTrip;
+  return 1 + C.cyclesPerWarpInstr() + 1 + LastSend + RoundTrip + 2;
+}
 
 void checkAgainstRtl(const json::Object &P, const AcceleratorConfig &C) {
   const double CPW = C.cyclesPerWarpInstr();
@@ -118,6 +130,11 @@ void checkAgainstRtl(const json::Object &P, const AcceleratorConfig &C) {
   EXPECT_NEAR(value(P, "barrier"), C.WarpsPerCore * CPW + CPW / 2, Tol);
   // A full block keeps the datapath busy: LANES thread operations a cycle.
   EXPECT_NEAR(value(P, "fma_tput"), C.Lanes, 0.1 * C.Lanes);
+  // One warp's global atomics, 4 a trip: a trip's loop control (about 20
+  // cycles) rides on them. Contention does not matter: one word's lanes go
+  // out as fast as many words' (the memory side applies them in order).
+  for (StringRef Probe : {"atomic_global_contended", "atomic_global_uncontended"})
+    EXPECT_NEAR(32 / value(P, Probe), globalAtomicCycles(C) + 20.0 / 4, 20.0 / 4) << Probe.str();
 
   const json::Array &Banks = sweep(P, "shared_bank_stride");
   ASSERT_FALSE(Banks.empty());

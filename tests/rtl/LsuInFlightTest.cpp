@@ -34,7 +34,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 using namespace tandem;
@@ -77,14 +76,6 @@ TEST(RtlLsuInFlight, EverySampleComputesWhatIssComputesAtTheMostTheBuildHolds) {
   expectSamplesAsOnIss(AcceleratorConfig().Lsu.MaxInFlight, MemoryWait::Register);
 }
 
-std::vector<uint32_t> randomWords(size_t N, unsigned Seed) {
-  std::vector<uint32_t> W(N);
-  std::mt19937 G(Seed);
-  for (uint32_t &X : W)
-    X = G();
-  return W;
-}
-
 // Each thread loads its own word (every warp its own two lines, all
 // misses) and stores it: out[t] = a[t].
 const char *CopyKernel = R"(
@@ -107,7 +98,7 @@ const char *CopyKernel = R"(
 // responses together: the copy takes less than half the cycles, and the
 // model predicts both.
 TEST(RtlLsuInFlight, LoadsOfDifferentWarpsOverlap) {
-  std::vector<uint32_t> In = randomWords(128, 5);
+  std::vector<uint32_t> In = rtltest::randomWords(128, 5);
   std::vector<uint32_t> One, Four;
   uint64_t Serial =
       rtltest::runAsmKernel(configWith(1, MemoryWait::Instruction), CopyKernel, 128, In, One);
@@ -147,7 +138,7 @@ TEST(RtlLsuInFlight, AStoreKeepsAnOlderFillOutOfTheL1) {
     st.global.u32 [r4 + 0], r10
     exit
 )";
-  std::vector<uint32_t> In = randomWords(32, 7);
+  std::vector<uint32_t> In = rtltest::randomWords(32, 7);
   std::vector<uint32_t> Expected(32);
   for (unsigned T = 0; T < 32; ++T)
     Expected[T] = T + 1000;
@@ -182,7 +173,7 @@ TEST(RtlLsuInFlight, AMissOnALineBeingFilledMergesOntoTheFill) {
     st.global.u32 [r4 + 0], r5
     exit
 )";
-  std::vector<uint32_t> In = randomWords(32, 3);
+  std::vector<uint32_t> In = rtltest::randomWords(32, 3);
   std::vector<uint32_t> Expected(64);
   for (unsigned T = 0; T < 64; ++T)
     Expected[T] = In[T % 32];

@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,15 @@ inline double modelledCycles(llvm::StringRef Trace, const AcceleratorConfig &C) 
   for (const models::LaunchProfile &L : Profiler.launches())
     Cycles += models::predictLaunch(L, models::ModelParams::forConfig(C)).Cycles;
   return Cycles;
+}
+
+/// \p N random words from \p Seed, each below 2^Bits.
+inline std::vector<uint32_t> randomWords(size_t N, unsigned Seed, unsigned Bits = 32) {
+  std::vector<uint32_t> W(N);
+  std::mt19937 G(Seed);
+  for (uint32_t &X : W)
+    X = Bits >= 32 ? uint32_t(G()) : uint32_t(G()) >> (32 - Bits);
+  return W;
 }
 
 /// Runs the assembly kernel \p Source ("k", parameters `a` and `out`) as
