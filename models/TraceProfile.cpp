@@ -398,8 +398,8 @@ void LsuCostModel::forgetPast() {
   llvm::erase_if(Slots, [&](const Slot &S) { return S.To < Now; });
 }
 
-unsigned sharedRounds(ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lanes,
-                      unsigned Banks) {
+unsigned sharedRounds(ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lanes, unsigned Banks,
+                      bool Atomic) {
   unsigned Total = 0;
   size_t Next = 0; // LaneAddrs holds the active lanes only, in lane order
   for (unsigned Sub = 0; Sub < 32 / Lanes; ++Sub) {
@@ -410,7 +410,7 @@ unsigned sharedRounds(ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lane
         continue;
       uint32_t Word = LaneAddrs[Next++] / 4;
       auto &Bank = Words[Word % Banks];
-      if (!llvm::is_contained(Bank, Word))
+      if (Atomic || !llvm::is_contained(Bank, Word))
         Bank.push_back(Word);
       Rounds = std::max<unsigned>(Rounds, Bank.size());
     }
@@ -803,9 +803,8 @@ void TraceProfiler::addInstruction(const WarpInstruction &I) {
     R.AddressStage = false;
     R.PathCycles = Cpw;
   } else if (D.Space == simt::MemSpace::Shared) {
-    R.PathCycles = D.has(simt::IsAtomic)
-                       ? Active
-                       : sharedRounds(Addrs, I.Mask, Config.Lanes, Config.Shared.Banks);
+    R.PathCycles =
+        sharedRounds(Addrs, I.Mask, Config.Lanes, Config.Shared.Banks, D.has(simt::IsAtomic));
   } else if (D.has(simt::IsAtomic)) {
     R.K = MemRecord::Kind::GlobalAtomic;
     R.Lines.assign(Addrs.begin(), Addrs.end());

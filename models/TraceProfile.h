@@ -210,9 +210,11 @@ private:
 };
 
 /// Shared-memory rounds of one warp instruction: per sub-warp of LANES
-/// lanes, the most distinct 4-byte words one bank must deliver (at least 1).
+/// lanes, the most distinct 4-byte words one bank must deliver (at least 1);
+/// for an atomic (\p Atomic), the most lanes one bank must serve, as lanes
+/// on one word go one a cycle.
 unsigned sharedRounds(llvm::ArrayRef<uint32_t> LaneAddrs, uint32_t Mask, unsigned Lanes,
-                      unsigned Banks);
+                      unsigned Banks, bool Atomic = false);
 
 /// One warp instruction as the profiler needs it: what the iss trace line
 /// says, or what the static estimator (StaticEstimate.h) walked.

@@ -47,7 +47,8 @@
 //    go out one a cycle without waiting for each other's responses (the
 //    memory performs them in request order), and the front end holds the
 //    instruction until every lane's old word is back. Shared ones here,
-//    one lane a cycle.
+//    sub-warp by sub-warp like shared loads, one lane a bank a cycle (so
+//    lanes on one word go one a cycle, in lane order).
 //  - shuffles: read the latched source row, 32/LANES cycles.
 // Guarantees: stores and atomics of one warp apply in lane order; memory
 // instructions reach memory in issue order (requests are sent by the front
@@ -383,7 +384,7 @@ module simt_lsu
     c_merged = '0;
     c_filling = 1'b0;
     c_fidx = '0;
-    if (state == S_LINES || state == S_GATOM || state == S_SATOM) begin
+    if (state == S_LINES || state == S_GATOM) begin
       for (int l = 31; l >= 0; l--) if (q_pending[l]) c_lane = 5'(l);
       c_line = q_taddr[c_lane] & ~32'(LINE_BYTES - 1);
       for (int l = 0; l < 32; l++)
@@ -428,44 +429,65 @@ module simt_lsu
     end
     s_sub = '0;
     s_served = '0;
-    if (state == S_SHARED) begin
+    if (state == S_SHARED || state == S_SATOM) begin
       for (int i = 0; i < LANES; i++)
         s_sub[int'(q_count) * LANES + i] = q_pending[int'(q_count) * LANES + i];
       // A bank delivers one word per cycle: the word of the lowest pending
-      // lane that maps to it, to every lane that wants that word.
+      // lane that maps to it, to every lane that wants that word. An atomic
+      // serves that lane alone (the next lane on the word must see its
+      // write), so lanes on one word go in lane order.
       for (int l = 0; l < 32; l++) begin
         b = $clog2(SHARED_BANKS)'((q_addr[l] >> 2) % SHARED_BANKS);
         if (s_sub[l]) begin
           if (!leader_set[b]) begin
             leader_set[b] = 1'b1;
             leader_word[b] = q_addr[l] >> 2;
+            s_served[l] = 1'b1;
+          end else begin
+            s_served[l] = state == S_SHARED && leader_word[b] == (q_addr[l] >> 2);
           end
-          s_served[l] = leader_word[b] == (q_addr[l] >> 2);
         end
       end
     end
   end
 
-  // Shared atomics and global atomic results: one lane at a time.
-  logic [31:0] a_old, a_new, a_fadd;
-  logic [31:0] a_saddr;
-  always_comb begin
-    a_saddr = q_addr[c_lane];
-    a_old = sword(a_saddr);
+  // Shared atomics: each served lane of the sub-warp (at most one a bank)
+  // reads, modifies and writes its word this cycle; sub-warp position i is
+  // lane q_count * LANES + i.
+  logic [31:0] sa_addr [LANES];
+  logic [31:0] sa_b [LANES];
+  logic [31:0] sa_c [LANES];
+  logic [31:0] sa_old [LANES];
+  logic [31:0] sa_fadd [LANES];
+  logic [31:0] sa_new [LANES];
+  always_comb
+    for (int i = 0; i < LANES; i++) begin
+      sa_addr[i] = '0;
+      sa_b[i] = '0;
+      sa_c[i] = '0;
+      sa_old[i] = '0;
+      if (state == S_SATOM) begin
+        sa_addr[i] = q_addr[5'(int'(q_count) * LANES + i)];
+        sa_b[i] = q_b[5'(int'(q_count) * LANES + i)];
+        sa_c[i] = q_c[5'(int'(q_count) * LANES + i)];
+        sa_old[i] = sword(sa_addr[i]);
+      end
+    end
+  for (genvar i = 0; i < LANES; i++) begin : g_shared_atomic
+    fpu_lane u_fadd (.opcode(OP_FADD), .a(sa_old[i]), .b(sa_b[i]), .c(32'h0), .result(sa_fadd[i]));
   end
-  fpu_lane u_atom_fadd (.opcode(OP_FADD), .a(a_old), .b(q_b[c_lane]), .c(32'h0), .result(a_fadd));
-  always_comb begin
-    unique case (q_op)
-      OP_ATOM_SHARED_ADD: a_new = a_old + q_b[c_lane];
-      OP_ATOM_SHARED_FADD: a_new = a_fadd;
-      OP_ATOM_SHARED_MIN: a_new = $signed(a_old) < $signed(q_b[c_lane]) ? a_old : q_b[c_lane];
-      OP_ATOM_SHARED_MAX: a_new = $signed(a_old) > $signed(q_b[c_lane]) ? a_old : q_b[c_lane];
-      OP_ATOM_SHARED_MINU: a_new = a_old < q_b[c_lane] ? a_old : q_b[c_lane];
-      OP_ATOM_SHARED_MAXU: a_new = a_old > q_b[c_lane] ? a_old : q_b[c_lane];
-      OP_ATOM_SHARED_EXCH: a_new = q_b[c_lane];
-      default: a_new = a_old == q_b[c_lane] ? q_c[c_lane] : a_old;  // cas
-    endcase
-  end
+  always_comb
+    for (int i = 0; i < LANES; i++)
+      unique case (q_op)
+        OP_ATOM_SHARED_ADD: sa_new[i] = sa_old[i] + sa_b[i];
+        OP_ATOM_SHARED_FADD: sa_new[i] = sa_fadd[i];
+        OP_ATOM_SHARED_MIN: sa_new[i] = $signed(sa_old[i]) < $signed(sa_b[i]) ? sa_old[i] : sa_b[i];
+        OP_ATOM_SHARED_MAX: sa_new[i] = $signed(sa_old[i]) > $signed(sa_b[i]) ? sa_old[i] : sa_b[i];
+        OP_ATOM_SHARED_MINU: sa_new[i] = sa_old[i] < sa_b[i] ? sa_old[i] : sa_b[i];
+        OP_ATOM_SHARED_MAXU: sa_new[i] = sa_old[i] > sa_b[i] ? sa_old[i] : sa_b[i];
+        OP_ATOM_SHARED_EXCH: sa_new[i] = sa_b[i];
+        default: sa_new[i] = sa_old[i] == sa_b[i] ? sa_c[i] : sa_old[i];  // cas
+      endcase
 
   // A global atomic's response: its old word goes to the lowest lane sent
   // to that address whose response is not in yet (one address's requests
@@ -799,10 +821,18 @@ module simt_lsu
           q_outstanding <= outstanding;
           if (pending == 0 && outstanding == 0) state <= S_WB;
         end
-        S_SHARED: begin
+        // Shared loads, stores and atomics: the lanes s_served picks this
+        // cycle; the sub-warp is done when none of its lanes is left.
+        S_SHARED, S_SATOM: begin
           for (int l = 0; l < 32; l++)
             if (s_served[l]) begin
-              if (q_store) begin
+              if (q_atomic) begin
+                for (int k = 0; k < 4; k++) begin
+                  smem[q_addr[l] + 32'(k)] <= sa_new[l % LANES][k*8 +: 8];
+                  smem_written[$clog2(SHARED_BYTES)'(q_addr[l] + 32'(k))] <= 1'b1;
+                end
+                q_res[l] <= sa_old[l % LANES];
+              end else if (q_store) begin
                 for (int k = 0; k < 4; k++)
                   if (k < int'(q_size)) begin
                     smem[q_addr[l] + 32'(k)] <= q_b[l][k*8 +: 8];
@@ -819,15 +849,6 @@ module simt_lsu
             q_count <= q_count + 1;
             if (int'(q_count) == CPW - 1) state <= S_WB;
           end
-        end
-        S_SATOM: begin
-          for (int k = 0; k < 4; k++) begin
-            smem[a_saddr + 32'(k)] <= a_new[k*8 +: 8];
-            smem_written[$clog2(SHARED_BYTES)'(a_saddr + 32'(k))] <= 1'b1;
-          end
-          q_res[c_lane] <= a_old;
-          q_pending[c_lane] <= 1'b0;
-          if (q_pending == (32'h1 << c_lane)) state <= S_WB;
         end
         S_SHFL: begin
           q_count <= q_count + 1;

@@ -269,6 +269,13 @@ TEST(SharedRounds, ConflictsCostRounds) {
   EXPECT_EQ(sharedRounds(Unit, ~0u, 8, 8), 4u);
   EXPECT_EQ(sharedRounds(Stride8, ~0u, 8, 8), 32u);
   EXPECT_EQ(sharedRounds(Same, ~0u, 8, 8), 4u);
+  // Atomics: a bank serves one lane a cycle, so lanes on one word go one
+  // after another; lanes on distinct banks together.
+  EXPECT_EQ(sharedRounds(Unit, ~0u, 8, 8, /*Atomic=*/true), 4u);
+  EXPECT_EQ(sharedRounds(Stride8, ~0u, 8, 8, /*Atomic=*/true), 32u);
+  EXPECT_EQ(sharedRounds(Same, ~0u, 8, 8, /*Atomic=*/true), 32u);
+  EXPECT_EQ(sharedRounds({64}, 1u << 9, 8, 8, /*Atomic=*/true), 4u)
+      << "one lane: a cycle a sub-warp";
 }
 
 TEST(TraceProfiler, BuildsWarpsSegmentsAndLsuCosts) {

@@ -135,6 +135,14 @@ void checkAgainstRtl(const json::Object &P, const AcceleratorConfig &C) {
   // out as fast as many words' (the memory side applies them in order).
   for (StringRef Probe : {"atomic_global_contended", "atomic_global_uncontended"})
     EXPECT_NEAR(32 / value(P, Probe), globalAtomicCycles(C) + 20.0 / 4, 20.0 / 4) << Probe.str();
+  // Shared atomics: issue, address generation, check and write-back, plus
+  // per sub-warp as many cycles as the most lanes one bank serves: every
+  // lane on one word (contended), or lane t on word t (LANES / banks).
+  const double SharedFixed = CPW + 3;
+  const double SpreadRounds = CPW * std::ceil(double(C.Lanes) / C.Shared.Banks);
+  EXPECT_NEAR(32 / value(P, "atomic_shared_contended"), SharedFixed + 32 + 20.0 / 4, 20.0 / 4);
+  EXPECT_NEAR(32 / value(P, "atomic_shared_uncontended"), SharedFixed + SpreadRounds + 20.0 / 4,
+              20.0 / 4);
 
   const json::Array &Banks = sweep(P, "shared_bank_stride");
   ASSERT_FALSE(Banks.empty());
