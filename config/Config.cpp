@@ -254,8 +254,7 @@ const UIntRule DramLatencyRule{1, 1000000};
 const UIntRule DramBytesPerCycleRule{1, 4096};
 const UIntRule DramChannelsRule{1, 64};
 const UIntRule DramMaxOutstandingRule{1, 4096};
-const UIntRule LsuMaxInFlightRule{1, LsuConfig::MaxInFlightLimit};
-const UIntRule LsuInFlightRule{1, LsuConfig::MaxInFlightLimit};
+const UIntRule LsuCountRule{1, LsuConfig::MaxInFlightLimit}; // in_flight and max_in_flight
 
 void readCache(ObjectReader &Parent, StringRef Key, CacheConfig &C,
                Diagnostics &Diags) {
@@ -306,8 +305,8 @@ void readLsu(ObjectReader &Parent, StringRef Key, LsuConfig &L, Diagnostics &Dia
   if (!Obj)
     return;
   ObjectReader R(*Obj, Parent.path(Key) + ".", Diags);
-  bool Valid = R.readUInt("max_in_flight", L.MaxInFlight, LsuMaxInFlightRule);
-  Valid &= R.readUInt("in_flight", L.InFlight, LsuInFlightRule);
+  bool Valid = R.readUInt("max_in_flight", L.MaxInFlight, LsuCountRule);
+  Valid &= R.readUInt("in_flight", L.InFlight, LsuCountRule);
   R.finish();
   // The run-time choice lives within what the core is built for.
   if (std::string Problem = lsuInFlightProblem(L); Valid && !Problem.empty())

@@ -127,6 +127,8 @@ struct ModelParams {
   unsigned Lanes, Warps, Regs, L1Bytes, L1Ways, LineBytes, SharedBytes,
       SharedBanks, ImemWords;
   unsigned LsuSlots; ///< lsu.max_in_flight: the LSU's slots and request tags
+
+  bool operator==(const ModelParams &) const = default;
 };
 
 class CoreModel {

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelCache.h"
+#include "RtlSim.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -46,12 +47,6 @@ std::atomic<unsigned> BuildsRun{0};
 ModelParams paramsFor(const AcceleratorConfig &C) {
   return {C.Lanes,        C.WarpsPerCore,     C.Registers,    C.L1.SizeBytes, C.L1.Ways,
           C.L1.LineBytes, C.Shared.SizeBytes, C.Shared.Banks, C.ImemWords,    C.Lsu.MaxInFlight};
-}
-
-bool sameParams(const ModelParams &A, const ModelParams &B) {
-  return A.Lanes == B.Lanes && A.Warps == B.Warps && A.Regs == B.Regs && A.L1Bytes == B.L1Bytes &&
-         A.L1Ways == B.L1Ways && A.LineBytes == B.LineBytes && A.SharedBytes == B.SharedBytes &&
-         A.SharedBanks == B.SharedBanks && A.ImemWords == B.ImemWords && A.LsuSlots == B.LsuSlots;
 }
 
 std::vector<std::string> verilogParams(const ModelParams &P) {
@@ -244,7 +239,7 @@ loadModel(StringRef Dir, const ModelParams &Want, bool AllowTracing) {
                              "rebuild it",
                              Lib.c_str(), CoreModelAbiVersion);
   std::unique_ptr<CoreModel> M(New(AllowTracing));
-  if (!sameParams(M->params(), Want))
+  if (M->params() != Want)
     return createStringError(inconvertibleErrorCode(),
                              "device 'rtl': the model '%s' was built with "
                              "other parameters than its hash says; delete its "
@@ -337,12 +332,7 @@ unsigned modelBuildsRun() { return BuildsRun; }
 Expected<std::unique_ptr<CoreModel>> openCoreModel(const AcceleratorConfig &C,
                                                    bool AllowTracing) {
   ModelParams Want = paramsFor(C);
-  const ModelParams Linked = {TANDEM_RTL_LANES,        TANDEM_RTL_WARPS,
-                              TANDEM_RTL_REGS,         TANDEM_RTL_L1_BYTES,
-                              TANDEM_RTL_L1_WAYS,      TANDEM_RTL_LINE_BYTES,
-                              TANDEM_RTL_SHARED_BYTES, TANDEM_RTL_SHARED_BANKS,
-                              TANDEM_RTL_IMEM_WORDS,   TANDEM_RTL_LSU_SLOTS};
-  if (sameParams(Linked, Want))
+  if (paramsFor(builtConfig()) == Want) // the linked-in model's
     return newDefaultCoreModel(AllowTracing);
 
   Expected<std::string> Hash = modelHash(Want);
