@@ -27,6 +27,10 @@ ModelParams ModelParams::forConfig(const AcceleratorConfig &C) {
   P.Scheduler = C.Scheduler;
   P.CoreWarps = C.WarpsPerCore;
   P.MemWait = C.MemWait;
+  P.Cores = C.Cores;
+  P.DramChannels = C.Dram.Channels;
+  P.DramLatencyCycles = C.Dram.LatencyCycles;
+  P.DramMaxOutstanding = C.Dram.MaxOutstanding;
   return P;
 }
 
@@ -563,16 +567,50 @@ Prediction predictSegment(const SegmentProfile &S, const ModelParams &P, Segment
   return Out;
 }
 
+double sharedDramFloor(double ChannelCycles, double SlotCycles, const ModelParams &P) {
+  double Channels = std::max(1u, P.DramChannels);
+  // The harness keeps a slot in every channel for each core that may send
+  // (RtlSim.cpp, channelsHaveRoom): a core sends while at most
+  // max_outstanding - cores slots are taken, so about that many plus one
+  // are held.
+  double Slots = std::max(1.0, double(P.DramMaxOutstanding) - double(P.Cores) + 1);
+  return std::max(ChannelCycles / Channels, SlotCycles / (Slots * Channels));
+}
+
 Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P) {
-  Prediction Out;
+  // The rtl hands blocks out in order, each to the core that is free first
+  // (the lowest-numbered on a tie; every core starts at the launch). A core
+  // runs its blocks back to back, as the one core does.
+  unsigned NumCores = std::max(1u, P.Cores);
+  std::vector<Breakdown> CoreParts(NumCores);
+  std::vector<double> CoreFree(NumCores, 0.0);
+  double DramChannelCycles = 0;
   for (const BlockProfile &B : L.Blocks) {
+    Breakdown Block;
     SegmentCarry Carry; // the scheduler resets at each block
     for (size_t K = 0; K < B.Segments.size(); ++K) {
       Prediction Seg = predictSegment(B.Segments[K], P, &Carry, K + 1 < B.Segments.size());
-      Out.Parts += Seg.Parts;
+      Block += Seg.Parts;
+      for (const WarpDemand &W : B.Segments[K].Warps)
+        DramChannelCycles += W.DramChannelCycles;
     }
-    Out.Parts.Synchronization += B.Barriers * P.BarrierCycles;
-    Out.Parts.Launch += P.BlockOverheadCycles;
+    Block.Synchronization += B.Barriers * P.BarrierCycles;
+    Block.Launch += P.BlockOverheadCycles;
+    unsigned Core = unsigned(std::min_element(CoreFree.begin(), CoreFree.end()) - CoreFree.begin());
+    CoreFree[Core] += Block.total();
+    CoreParts[Core] += Block;
+  }
+  // The launch ends with its busiest core; its blocks are the breakdown.
+  unsigned Last = unsigned(std::max_element(CoreFree.begin(), CoreFree.end()) - CoreFree.begin());
+  Prediction Out;
+  Out.Parts = CoreParts[Last];
+  // Each block was costed with the DRAM channels to itself; several cores
+  // share them (the excess over the busiest core is bandwidth).
+  if (NumCores > 1) {
+    // A request holds its slot its occupancy and the latency, at least.
+    double SlotCycles = double(L.Memory.DramRequests) * P.DramLatencyCycles + DramChannelCycles;
+    Out.Parts.MemoryBandwidth +=
+        std::max(0.0, sharedDramFloor(DramChannelCycles, SlotCycles, P) - CoreFree[Last]);
   }
   Out.Parts.Launch += P.LaunchOverheadCycles;
   Out.Cycles = Out.Parts.total();

@@ -7,8 +7,11 @@
 // anything by StaticEstimate.h, or by hand in tests). docs/Report.md explains the model; in short,
 // what the RTL does and how each part is modelled:
 //
-//   * Blocks run one after another on the one core: a launch is the sum of
-//     its blocks plus a fixed cost per block and per launch.
+//   * Blocks go to the cores in order, each to the core free first; a core
+//     runs its blocks one after another: a launch is its busiest core's
+//     blocks plus a fixed cost per block and per launch. Cores share the
+//     DRAM channels and their outstanding slots: a launch takes at least
+//     what those allow its requests (sharedDramFloor).
 //   * Inside a block, warps share two servers: the lane datapath (every
 //     non-memory warp instruction streams 32/LANES cycles over it; divides
 //     and square roots additionally hold the iterative unit) and the LSU,
@@ -233,8 +236,16 @@ struct ModelParams {
   /// Def) until the LSU is done; a step without Issues (hand-made, static
   /// estimates) still waits for the whole instruction, an upper bound.
   MemoryWait MemWait = MemoryWait::Instruction;
+  /// The cores blocks are spread over (config `cores`), and the DRAM they
+  /// share (`dram.channels`, `latency_cycles`, `max_outstanding`): see
+  /// sharedDramFloor.
+  unsigned Cores = 1;
+  unsigned DramChannels = 1;
+  double DramLatencyCycles = 100;
+  unsigned DramMaxOutstanding = 16;
 
-  /// The defaults with the scheduler, warp slots and memory wait of \p C.
+  /// The defaults with the scheduler, warp slots, memory wait, cores and
+  /// DRAM channels of \p C.
   static ModelParams forConfig(const AcceleratorConfig &C);
 };
 
@@ -269,6 +280,19 @@ struct Prediction {
 /// The clock the report assumes to turn cycles into seconds (the RTL has
 /// no clock of its own; 500 MHz is a plausible FPGA/ASIC figure).
 constexpr double AssumedClockHz = 500e6;
+
+/// The fewest cycles a launch on several cores takes for its DRAM requests,
+/// which occupy the channels \p ChannelCycles in all and hold their
+/// outstanding slots \p SlotCycles in all (each at least its occupancy and
+/// the latency): the occupancy spread over the channels, or, by Little's
+/// law, the slot cycles over the slots the cores get (max_outstanding less
+/// one per other core, per channel). With in_flight 1 the slots, not the
+/// bandwidth, bound a streaming kernel (whitaker3's merge SpMV on 4 cores:
+/// 118,680 requests x 104 cycles / 13 slots = 949k cycles against 953k
+/// measured; bandwidth alone, 475k). Queueing behind the channel is left
+/// out: taken from the profile's replay of each block alone it made the
+/// merge SpMV rows 16-18% over (docs/NOTES.md).
+double sharedDramFloor(double ChannelCycles, double SlotCycles, const ModelParams &P);
 
 /// Exact MVA of a closed network: \p Customers warps, each asking
 /// \p Demand cycles of every queueing station per job and \p Delay cycles

@@ -37,15 +37,6 @@ private:
 } // namespace
 
 Expected<std::unique_ptr<Device>> openRtlDevice(const DeviceOptions &Opts) {
-  // The configuration file accepts `cores` (up to 64) for the day the rtl
-  // has several; until then running one core would silently measure the
-  // wrong machine.
-  if (Opts.Config.Cores != 1)
-    return createStringError(
-        inconvertibleErrorCode(),
-        "cannot open device 'rtl': configuration '%s' asks for %u cores; the rtl "
-        "simulates one core (several cores are not built yet, docs/RTL.md)",
-        Opts.Config.Name.c_str(), unsigned(Opts.Config.Cores));
   auto Mem = iss::DeviceMemory::create(Opts.MemoryBytes);
   if (!Mem)
     return createStringError(inconvertibleErrorCode(),

@@ -568,3 +568,76 @@ TEST(SimtModelRounds, OnByDefaultOffTheWindowsCost) {
   Rounds.DependencyExposure = 1.0;
   EXPECT_DOUBLE_EQ(predictLaunch(roundsBlock(4, {round(50, 100)}), Rounds).Cycles, 1185);
 }
+
+namespace {
+/// Blocks of one warp of \p Compute datapath cycles each (compute only).
+LaunchProfile computeBlocks(std::initializer_list<double> Compute) {
+  LaunchProfile L;
+  for (double C : Compute) {
+    L.Blocks.emplace_back();
+    SegmentProfile S;
+    S.Warps = {warp(C, 0)};
+    L.Blocks.back().Segments.push_back(std::move(S));
+  }
+  return L;
+}
+} // namespace
+
+TEST(SimtModel, BlocksGoToTheCoreFreeFirst) {
+  ModelParams Par = noOverheads();
+  Par.Cores = 2;
+  // Core 0: 100 then 50 (free at 100 before core 1 at 300); core 1: 300.
+  // The launch ends with core 1.
+  Prediction P = predictLaunch(computeBlocks({100, 300, 50}), Par);
+  EXPECT_DOUBLE_EQ(P.Cycles, 300);
+  // Four equal blocks on two cores: two waves.
+  EXPECT_DOUBLE_EQ(predictLaunch(computeBlocks({100, 100, 100, 100}), Par).Cycles, 200);
+  // One core: the sum.
+  Par.Cores = 1;
+  EXPECT_DOUBLE_EQ(predictLaunch(computeBlocks({100, 300, 50}), Par).Cycles, 450);
+  // The per-block overhead is paid on each core's blocks only.
+  Par.Cores = 2;
+  Par.BlockOverheadCycles = 1;
+  EXPECT_DOUBLE_EQ(predictLaunch(computeBlocks({100, 100, 100, 100}), Par).Cycles, 202);
+}
+
+TEST(SimtModel, SharedDramFloorIsTheSlotsOrTheBandwidth) {
+  ModelParams Par = noOverheads();
+  Par.Cores = 4;
+  Par.DramChannels = 1;
+  Par.DramLatencyCycles = 100;
+  Par.DramMaxOutstanding = 16;
+  // 1000 line reads of 4 channel cycles: 4000 cycles of occupancy, but 13
+  // slots (16 less one per other core) held 104 cycles each: 8000 cycles.
+  EXPECT_DOUBLE_EQ(sharedDramFloor(4000, 104.0 * 1000, Par), 104.0 * 1000 / 13);
+  // With slots to spare the occupancy bounds it: 64 slots over 2 channels.
+  Par.DramMaxOutstanding = 67;
+  Par.DramChannels = 2;
+  EXPECT_DOUBLE_EQ(sharedDramFloor(4000, 104.0 * 1000, Par), 2000);
+}
+
+TEST(SimtModel, CoresSharingTheDramTakeAtLeastTheFloor) {
+  ModelParams Par = noOverheads();
+  Par.Cores = 4;
+  Par.DramLatencyCycles = 100;
+  Par.DramMaxOutstanding = 16;
+  // Four blocks of one warp, each 1000 LSU cycles of which 900 occupy the
+  // channel: on one core each, 1000 cycles; the channel needs 3600.
+  LaunchProfile L;
+  for (int B = 0; B < 4; ++B) {
+    L.Blocks.emplace_back();
+    SegmentProfile S;
+    S.Warps = {warp(0, 1000, 900)};
+    L.Blocks.back().Segments.push_back(std::move(S));
+  }
+  L.Memory.DramRequests = 4 * 225; // 4-cycle line requests
+  Prediction P = predictLaunch(L, Par);
+  double Floor = sharedDramFloor(3600, 900 * 104, Par); // 4 + 100 cycles a request
+  EXPECT_GT(Floor, 3600);
+  EXPECT_DOUBLE_EQ(P.Cycles, Floor);
+  EXPECT_EQ(P.Bound, "memory bandwidth");
+  EXPECT_NEAR(P.Parts.total(), P.Cycles, 1e-6);
+  // One core: the blocks one after another, no floor on top.
+  Par.Cores = 1;
+  EXPECT_DOUBLE_EQ(predictLaunch(L, Par).Cycles, 4000);
+}

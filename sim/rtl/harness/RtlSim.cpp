@@ -1,15 +1,19 @@
 //===- RtlSim.cpp - Harness around the Verilated SIMT core ----------------===//
 //
-// Implements RtlSim.h. One cycle is one rising edge of the model's clock;
-// after each edge the harness services the core's ports in this order:
-// fault, address check, memory request (performed functionally at once, its
-// response timed by the DRAM model), commit ports (trace), done. Inputs set
-// after an edge are seen by the core at the next edge.
+// Implements RtlSim.h. One cycle is one rising edge of every core's clock;
+// after each edge the harness services the cores' ports in this order:
+// each core's fault, address check and memory request (performed
+// functionally at once, core 0 first, its response timed by the DRAM
+// model), then each core's response and commit ports (trace), then the
+// channels' room (mem_req_ready), then done. Inputs set after an edge are
+// seen by the cores at the next edge. With one core this is the
+// single-core harness it replaced, cycle for cycle.
 //
 // DRAM model: Channels channels, a line maps to channel (line / LINE) %
 // Channels; a request occupies its channel ceil(bytes / BytesPerCycle)
 // cycles and completes LatencyCycles later; the core may send a request
-// only while every channel has fewer than MaxOutstanding requests in flight.
+// only while every channel has room for one more request from each core
+// that holds a block (one core: fewer than MaxOutstanding in flight).
 // Param and const requests are served by the harness's parameter/constant
 // memory in 2 cycles and are not DRAM traffic.
 //
@@ -109,6 +113,7 @@ struct TimelineEvent {
   uint64_t Block;
   uint32_t Pc;
   uint8_t Warp;
+  uint8_t Core; ///< the core that ran the block (configurations have at most 64)
   WarpActivity What;
 };
 
@@ -154,15 +159,56 @@ AcceleratorConfig builtConfig() {
 }
 
 struct Simulator::Impl {
+  /// With a trace: one issued instruction of a warp not yet printed
+  /// (Core::TraceOrder).
+  struct PendingLine {
+    bool Lsu = false; ///< the LSU commits it (else the datapath)
+    uint32_t Pc = 0;
+    bool Done = false; ///< committed: Line holds its trace line
+    std::string Line;
+  };
+
+  /// One core: its Verilated model and the block it runs. Every core is
+  /// its own instance of the same model; they share the DRAM model, the
+  /// device memory and the clock.
+  struct Core {
+    std::unique_ptr<CoreModel> Model;
+    CorePorts *Pt = nullptr;
+    unsigned Index = 0;
+    /// Idle: no block (the grid is done for it). Starting: a block's
+    /// inputs are set and `start` rises at the next edge. Running: between
+    /// that edge and `done`.
+    enum class State { Idle, Starting, Running } St = State::Idle;
+    Dim3 BlockIdx;
+    uint64_t BlockLinear = 0;
+    unsigned BlockWarps = 0; ///< warps the current block launched
+    uint32_t LocalBase = 0;  ///< this core's share of the launch's local memory
+    /// Per warp, the pc of its last issued instruction (0 before the
+    /// first): a fault for a pc outside the code names where the warp came
+    /// from, as the ISS's does.
+    std::vector<uint32_t> LastIssuedPc;
+    /// With a trace: per warp, its issued instructions not yet printed, in
+    /// issue (program) order. The datapath and the LSU commit in program
+    /// order each, but under the `register` memory wait a warp's datapath
+    /// instructions after a load may commit before it; their lines wait
+    /// here so the trace stays in program order, as the ISS writes it. With
+    /// lsu.in_flight above 1 a warp's loads may also commit out of order (a
+    /// later one's response can come first), so a commit is matched by pc.
+    std::vector<std::deque<PendingLine>> TraceOrder;
+    /// Timeline: per warp, the open interval (its activity, first cycle
+    /// and pc).
+    std::vector<TimelineEvent> OpenInterval;
+  };
+
   DeviceOptions Opts;
   iss::DeviceMemory &Mem;
   std::unique_ptr<KernelImage> Image;
-  std::unique_ptr<CoreModel> Model;
-  CorePorts *Pt;
+  std::vector<Core> Cores;
   // The model's build parameters the harness needs.
   const unsigned Warps, LineBytes, ImemWords;
-  /// What the instruction memory holds: nothing, the whole image (when it
-  /// fits), or one kernel's code (when the image does not fit).
+  /// What the instruction memories hold (every core loads the same): nothing,
+  /// the whole image (when it fits), or one kernel's code (when the image
+  /// does not fit).
   enum class CodeState { None, WholeImage, OneKernel } Code = CodeState::None;
   const KernelInfo *CodeKernel = nullptr; ///< OneKernel: whose
 
@@ -172,38 +218,18 @@ struct Simulator::Impl {
   Program Prog;
   std::vector<uint8_t> ParamBuffer;
   uint32_t SharedBytes = 0;
-  uint32_t LocalBase = 0;
+  uint32_t LocalAlloc = 0; ///< the launch's local memory (every core's share)
   uint32_t LocalStride = 0;
-  Dim3 BlockIdx;
-  uint64_t BlockLinear = 0;
   uint64_t Cycle = 0;
   uint64_t LastCommit = 0;
-  /// Per warp, the pc of its last issued instruction (0 before the first):
-  /// a fault for a pc outside the code names where the warp came from, as
-  /// the ISS's does.
-  std::vector<uint32_t> LastIssuedPc;
-  /// With a trace: per warp, its issued instructions not yet printed, in
-  /// issue (program) order. The datapath and the LSU commit in program
-  /// order each, but under the `register` memory wait a warp's datapath
-  /// instructions after a load may commit before it; their lines wait here
-  /// so the trace stays in program order, as the ISS writes it. With
-  /// lsu.in_flight above 1 a warp's loads may also commit out of order (a
-  /// later one's response can come first), so a commit is matched by pc.
-  struct PendingLine {
-    bool Lsu = false;  ///< the LSU commits it (else the datapath)
-    uint32_t Pc = 0;
-    bool Done = false; ///< committed: Line holds its trace line
-    std::string Line;
-  };
-  std::vector<std::deque<PendingLine>> TraceOrder;
-  unsigned BlockWarps = 0; ///< warps the current block launched
   uint64_t Blocks = 0, WarpsLaunched = 0;
 
-  // DRAM model.
+  // DRAM model, shared by the cores.
   struct Response {
     uint64_t ReadyAt;
     uint64_t Seq;
     unsigned Channel;
+    unsigned Core; ///< whose request: its response goes back there
     bool Reply; ///< reads and atomics answer; writes only occupy the channel
     uint32_t Addr;
     unsigned Tag; ///< the LSU's slot of the request, echoed with the response
@@ -215,54 +241,75 @@ struct Simulator::Impl {
   uint64_t Seq = 0;
   uint64_t DramRequests = 0, DramReadBytes = 0, DramWriteBytes = 0;
 
-  // Whether a waveform of the current launch is being written to VcdTemp.
+  // Whether a waveform of the current launch is being written to VcdTemp
+  // (one core only: create refuses a waveform with several).
   bool Vcd = false;
   std::string VcdTemp;
-  // Timeline of the current launch: closed intervals, and per warp the open
-  // one (its activity, first cycle and pc).
+  // Timeline of the current launch: closed intervals.
   std::vector<TimelineEvent> Timeline;
-  std::vector<TimelineEvent> OpenInterval;
 
-  Impl(const DeviceOptions &O, iss::DeviceMemory &M,
-       std::unique_ptr<CoreModel> Core)
-      : Opts(O), Mem(M), Model(std::move(Core)), Pt(&Model->ports()),
-        Warps(Model->params().Warps), LineBytes(Model->params().LineBytes),
-        ImemWords(Model->params().ImemWords), OpenInterval(Warps) {}
+  Impl(const DeviceOptions &O, iss::DeviceMemory &M, std::vector<std::unique_ptr<CoreModel>> Models)
+      : Opts(O), Mem(M), Warps(Models[0]->params().Warps), LineBytes(Models[0]->params().LineBytes),
+        ImemWords(Models[0]->params().ImemWords) {
+    for (unsigned I = 0; I < Models.size(); ++I) {
+      Core C;
+      C.Pt = &Models[I]->ports();
+      C.Model = std::move(Models[I]);
+      C.Index = I;
+      C.OpenInterval.resize(Warps);
+      Cores.push_back(std::move(C));
+    }
+  }
 
-  // A VCD time unit is half a cycle: the clock's low and high phases.
+  /// One rising edge of every core's clock. A VCD time unit is half a
+  /// cycle: the clock's low and high phases.
   void tick() {
-    Pt->clk.set(0);
-    Model->eval();
+    for (Core &C : Cores) {
+      C.Pt->clk.set(0);
+      C.Model->eval();
+    }
     if (Vcd)
-      Model->dumpWaveform(2 * Cycle);
-    Pt->clk.set(1);
-    Model->eval();
+      Cores[0].Model->dumpWaveform(2 * Cycle);
+    for (Core &C : Cores) {
+      C.Pt->clk.set(1);
+      C.Model->eval();
+    }
     if (Vcd)
-      Model->dumpWaveform(2 * Cycle + 1);
+      Cores[0].Model->dumpWaveform(2 * Cycle + 1);
     ++Cycle;
+  }
+  /// Sets port \p P of every core (reset, the instruction memory writes).
+  void setAll(Port CorePorts::*P, uint64_t V) {
+    for (Core &C : Cores)
+      (C.Pt->*P).set(V);
   }
 
   Error openWaveform();
   Error closeWaveform();
-  void sampleTimeline();
-  void closeTimelineIntervals();
+  void sampleTimeline(Core &C);
+  void closeTimelineIntervals(Core &C);
   Error writeTimeline(const Counters &Out);
 
   Error loadCode();
   Error run(const LaunchParams &P, Counters &Out);
-  Error runBlock();
-  Error service();
-  Error checkAccess();
-  void acceptRequest();
-  void presentResponse();
+  Error runGrid();
+  Error startBlock(Core &C, uint64_t Linear);
+  Error serviceRequests(Core &C);
+  void serviceResponseAndCommits(Core &C);
+  Error checkLimits();
+  Error checkAccess(Core &C);
+  void acceptRequest(Core &C);
+  void retireWrites();
+  void presentResponse(Core &C);
+  bool channelsHaveRoom() const;
   void readLine(uint32_t Addr, uint8_t *Out);
   void writeLine(uint32_t Addr, const uint8_t *Data,
                  const std::bitset<MaxLineBytes> &Be);
   uint32_t atomic(uint8_t Op, uint32_t Addr, uint32_t B, uint32_t C);
-  Error fault(unsigned Warp, int Lane, uint32_t Pc, const Twine &Msg) const;
-  std::string warpStates() const;
-  void traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec, bool FromLsu);
-  void traceIssue(unsigned Warp, uint32_t Pc);
+  Error fault(const Core &C, unsigned Warp, int Lane, uint32_t Pc, const Twine &Msg) const;
+  std::string warpStates(const Core &C) const;
+  void traceCommit(Core &C, unsigned Warp, uint32_t Pc, uint32_t Exec, bool FromLsu);
+  void traceIssue(Core &C, unsigned Warp, uint32_t Pc);
   void fillCounters(Counters &Out) const;
 };
 
@@ -280,13 +327,25 @@ Simulator::create(const DeviceOptions &Opts, iss::DeviceMemory &Mem) {
                              "must be at least 1");
   if (std::string Problem = lsuInFlightProblem(C.Lsu); !Problem.empty())
     return createStringError(inconvertibleErrorCode(), "device 'rtl': lsu.in_flight: " + Problem);
-  // With no waveform asked for, the compiled-in tracing stays idle.
-  Expected<std::unique_ptr<CoreModel>> Model =
-      openCoreModel(C, /*AllowTracing=*/!Opts.WaveformPath.empty());
-  if (!Model)
-    return Model.takeError();
+  if (C.Cores > 1 && !Opts.WaveformPath.empty())
+    return createStringError(
+        inconvertibleErrorCode(),
+        "device 'rtl': a waveform of configuration '%s' with %u cores is not built yet "
+        "(each core is its own Verilated model and writes its own VCD); the timeline and "
+        "the trace cover every core, or use a 1-core configuration for the waveform",
+        C.Name.c_str(), unsigned(C.Cores));
+  // Every core is an instance of the same model. With no waveform asked
+  // for, the compiled-in tracing stays idle.
+  std::vector<std::unique_ptr<CoreModel>> Models;
+  for (unsigned I = 0; I < std::max(1u, unsigned(C.Cores)); ++I) {
+    Expected<std::unique_ptr<CoreModel>> Model =
+        openCoreModel(C, /*AllowTracing=*/!Opts.WaveformPath.empty());
+    if (!Model)
+      return Model.takeError();
+    Models.push_back(std::move(*Model));
+  }
   return std::unique_ptr<Simulator>(
-      new Simulator(std::make_unique<Impl>(Opts, Mem, std::move(*Model))));
+      new Simulator(std::make_unique<Impl>(Opts, Mem, std::move(Models))));
 }
 
 void Simulator::zeroCounters(Counters &Out) {
@@ -354,10 +413,10 @@ Error Simulator::launch(const LaunchParams &P, Counters &Out) {
 }
 
 Error Simulator::Impl::loadCode() {
-  Pt->rst.set(1);
+  setAll(&CorePorts::rst, 1);
   tick();
   tick();
-  Pt->rst.set(0);
+  setAll(&CorePorts::rst, 0);
   // The core fetches imem[pc / 4 mod IMEM_WORDS] (the pc's low bits), so
   // code placed at its image word index modulo the memory's size runs at
   // its image pcs: traces, faults and counters read as on iss. The whole
@@ -371,12 +430,12 @@ Error Simulator::Impl::loadCode() {
   size_t Begin = Fits ? 0 : Kernel->EntryOffset / 4;
   size_t End = Fits ? Image->Code.size() : Begin + Kernel->CodeBytes / 4;
   for (size_t W = Begin; W < End; ++W) {
-    Pt->imem_we.set(1);
-    Pt->imem_addr.set(uint32_t(W & (ImemWords - 1)));
-    Pt->imem_wdata.set(Image->Code[W]);
+    setAll(&CorePorts::imem_we, 1);
+    setAll(&CorePorts::imem_addr, uint32_t(W & (ImemWords - 1)));
+    setAll(&CorePorts::imem_wdata, Image->Code[W]);
     tick();
   }
-  Pt->imem_we.set(0);
+  setAll(&CorePorts::imem_we, 0);
   Code = Fits ? CodeState::WholeImage : CodeState::OneKernel;
   CodeKernel = Fits ? nullptr : Kernel;
   return Error::success();
@@ -400,17 +459,23 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
   SharedBytes = K->SharedBytes + P.DynamicSharedBytes;
   unsigned NumWarps = unsigned((P.Block.count() + 31) / 32);
   LocalStride = uint32_t(alignTo(K->LocalBytes, 4) * 32);
-  LocalBase = 0;
+  // Each core's blocks get their own local memory: core I's share starts
+  // I shares after the first (local addresses are per-thread offsets, so
+  // the trace does not show which share).
+  LocalAlloc = 0;
+  uint64_t LocalShare = uint64_t(LocalStride) * NumWarps;
   if (LocalStride) {
-    auto L = Mem.alloc(uint64_t(LocalStride) * NumWarps);
+    auto L = Mem.alloc(LocalShare * Cores.size());
     if (!L)
       return createStringError(inconvertibleErrorCode(),
                                "kernel '" + K->Name +
                                    "': cannot launch: no device memory for "
                                    "its local memory: " +
                                    toString(L.takeError()));
-    LocalBase = *L;
+    LocalAlloc = *L;
   }
+  for (Core &C : Cores)
+    C.LocalBase = uint32_t(LocalAlloc + LocalShare * C.Index);
   Timeline.clear();
   if (Error E = openWaveform())
     return E;
@@ -423,9 +488,9 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
   ChannelOutstanding.assign(Opts.Config.Dram.Channels, 0);
   DramRequests = DramReadBytes = DramWriteBytes = 0;
   Blocks = WarpsLaunched = 0;
-  Pt->clear_counters.set(1);
+  setAll(&CorePorts::clear_counters, 1);
   tick();
-  Pt->clear_counters.set(0);
+  setAll(&CorePorts::clear_counters, 0);
   if (Opts.Trace) {
     *Opts.Trace << "# launch kernel=" << K->Name << " grid=" << P.Grid.X << ','
                 << P.Grid.Y << ',' << P.Grid.Z << " block=" << P.Block.X << ','
@@ -433,23 +498,16 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
     // Per-thread local bytes and where they live: the model lays out spill
     // slots as the rtl does (the iss prints the same, docs/Trace.md).
     if (K->LocalBytes)
-      *Opts.Trace << " local=" << K->LocalBytes << " local_base=" << format_hex(LocalBase, 10);
+      *Opts.Trace << " local=" << K->LocalBytes << " local_base=" << format_hex(LocalAlloc, 10);
     *Opts.Trace << '\n';
   }
 
-  Error Result = Error::success();
-  const Dim3 &G = P.Grid;
-  for (uint32_t Z = 0; Z < G.Z && !Result; ++Z)
-    for (uint32_t Y = 0; Y < G.Y && !Result; ++Y)
-      for (uint32_t X = 0; X < G.X && !Result; ++X) {
-        BlockIdx = {X, Y, Z};
-        BlockLinear = (uint64_t(Z) * G.Y + Y) * G.X + X;
-        Result = runBlock();
-      }
+  Error Result = runGrid();
   fillCounters(Out);
   if (LocalStride)
-    consumeError(Mem.free(LocalBase));
-  closeTimelineIntervals();
+    consumeError(Mem.free(LocalAlloc));
+  for (Core &C : Cores)
+    closeTimelineIntervals(C);
   Result = joinErrors(std::move(Result), closeWaveform());
   if (!Opts.TimelinePath.empty())
     Result = joinErrors(std::move(Result), writeTimeline(Out));
@@ -461,7 +519,7 @@ Error Simulator::Impl::openWaveform() {
     return Error::success();
   VcdTemp =
       Opts.WaveformPath + ".tmp" + std::to_string(sys::Process::getProcessId());
-  Vcd = Model->openWaveform(VcdTemp.c_str());
+  Vcd = Cores[0].Model->openWaveform(VcdTemp.c_str());
   if (!Vcd) {
     return createStringError(inconvertibleErrorCode(),
                              "cannot write the waveform '" + Opts.WaveformPath +
@@ -474,7 +532,7 @@ Error Simulator::Impl::openWaveform() {
 Error Simulator::Impl::closeWaveform() {
   if (!Vcd)
     return Error::success();
-  Model->closeWaveform();
+  Cores[0].Model->closeWaveform();
   Vcd = false;
   if (Opts.WaveformAsFst) {
     Error Converted = convertVcdToFst(VcdTemp, Opts.WaveformPath);
@@ -490,10 +548,12 @@ Error Simulator::Impl::closeWaveform() {
 }
 
 // The core's status ports after an edge describe the cycle up to the next
-// edge, which cnt_cycles (the counted cycles so far) names. A state sampled
+// edge, which cnt_cycles (the counted cycles so far) names: each core's
+// events are on its own counted cycles. A state sampled
 // in a cycle the core does not count lasts zero cycles and is dropped when
 // the next sample replaces it.
-void Simulator::Impl::sampleTimeline() {
+void Simulator::Impl::sampleTimeline(Core &C) {
+  const CorePorts *Pt = C.Pt;
   uint64_t Now = Pt->cnt_cycles.get();
   for (unsigned W = 0; W < Warps; ++W) {
     WarpActivity A = WarpActivity::None;
@@ -511,7 +571,7 @@ void Simulator::Impl::sampleTimeline() {
       else
         A = WarpActivity::NotPicked;
     }
-    TimelineEvent &Open = OpenInterval[W];
+    TimelineEvent &Open = C.OpenInterval[W];
     // Every issue is its own interval, so each names its instruction.
     if (A == Open.What && A != WarpActivity::Issue)
       continue;
@@ -519,13 +579,13 @@ void Simulator::Impl::sampleTimeline() {
       Open.Cycles = Now - Open.Start;
       Timeline.push_back(Open);
     }
-    Open = {Now, 0, BlockLinear, uint32_t(Pt->warp_pc.at(W)), uint8_t(W), A};
+    Open = {Now, 0, C.BlockLinear, uint32_t(Pt->warp_pc.at(W)), uint8_t(W), uint8_t(C.Index), A};
   }
 }
 
-void Simulator::Impl::closeTimelineIntervals() {
-  uint64_t Now = Pt->cnt_cycles.get();
-  for (TimelineEvent &Open : OpenInterval) {
+void Simulator::Impl::closeTimelineIntervals(Core &C) {
+  uint64_t Now = C.Pt->cnt_cycles.get();
+  for (TimelineEvent &Open : C.OpenInterval) {
     if (Open.What != WarpActivity::None && Now > Open.Start) {
       Open.Cycles = Now - Open.Start;
       Timeline.push_back(Open);
@@ -546,6 +606,11 @@ Error Simulator::Impl::writeTimeline(const Counters &Out) {
   const Dim3 &G = Params->Grid;
   unsigned NumWarps = unsigned((Params->Block.count() + 31) / 32);
   uint64_t NumBlocks = uint64_t(Out.get("blocks"));
+  // With several cores, each block's process names the core that ran it.
+  std::vector<int> CoreOf(NumBlocks, -1);
+  for (const TimelineEvent &E : Timeline)
+    if (E.Block < NumBlocks)
+      CoreOf[E.Block] = E.Core;
   return writeAtomically(Opts.TimelinePath, [&](raw_ostream &OS) {
     json::OStream J(OS);
     J.object([&] {
@@ -565,8 +630,12 @@ Error Simulator::Impl::writeTimeline(const Counters &Out) {
             J.attribute("name", "process_name");
             J.attribute("ph", "M");
             J.attribute("pid", int64_t(B));
-            J.attributeObject(
-                "args", [&] { J.attribute("name", "block " + dimText(Idx)); });
+            J.attributeObject("args", [&] {
+              std::string Name = "block " + dimText(Idx);
+              if (Cores.size() > 1 && CoreOf[B] >= 0)
+                Name += " on core " + std::to_string(CoreOf[B]);
+              J.attribute("name", Name);
+            });
           });
           for (unsigned W = 0; W < NumWarps; ++W)
             J.object([&] {
@@ -601,15 +670,89 @@ Error Simulator::Impl::writeTimeline(const Counters &Out) {
   });
 }
 
-Error Simulator::Impl::runBlock() {
+// Blocks go to the cores in linear order: at launch one to each core, then
+// the next to whichever core is done first (the lowest-numbered of those
+// done in the same cycle). Every cycle: one edge of every core, then each
+// core's address check and memory request (so memory order is core order
+// within a cycle), then the responses and commits, then the channels' room.
+Error Simulator::Impl::runGrid() {
+  const Dim3 &G = Params->Grid;
+  uint64_t NumBlocks = uint64_t(G.X) * G.Y * G.Z, Next = 0;
+  for (Core &C : Cores) {
+    C.St = Core::State::Idle;
+    if (Next < NumBlocks)
+      if (Error E = startBlock(C, Next++))
+        return E;
+  }
+  bool Sample = !Opts.TimelinePath.empty();
+  std::vector<Core *> Done;
+  for (;;) {
+    bool Busy = false;
+    for (Core &C : Cores)
+      Busy |= C.St != Core::State::Idle;
+    if (!Busy)
+      return Error::success();
+    tick();
+    // A core whose block started at this edge is not serviced until the
+    // next: its inputs stay as startBlock set them.
+    SmallVector<Core *, 8> Serviced;
+    for (Core &C : Cores) {
+      if (C.St == Core::State::Starting) {
+        C.Pt->start.set(0);
+        C.St = Core::State::Running;
+        ++Blocks;
+        WarpsLaunched += C.BlockWarps;
+        LastCommit = Cycle;
+        if (Sample)
+          sampleTimeline(C);
+      } else if (C.St == Core::State::Running) {
+        Serviced.push_back(&C);
+      }
+    }
+    for (Core *C : Serviced) {
+      if (Sample)
+        sampleTimeline(*C);
+      if (Error E = serviceRequests(*C))
+        return E;
+    }
+    retireWrites();
+    for (Core *C : Serviced)
+      serviceResponseAndCommits(*C);
+    // Each core that may send a request at the next edge gets one slot
+    // reserved in every channel (one core: a channel below its limit).
+    bool Room = channelsHaveRoom();
+    for (Core *C : Serviced)
+      C->Pt->mem_req_ready.set(Room);
+    if (Error E = checkLimits())
+      return E;
+    for (Core *C : Serviced) {
+      if (!C->Pt->done.get())
+        continue;
+      if (Sample)
+        closeTimelineIntervals(*C);
+      C->St = Core::State::Idle;
+      if (Next < NumBlocks)
+        if (Error E = startBlock(*C, Next++))
+          return E;
+    }
+  }
+}
+
+// Sets core C's launch inputs for block \p Linear; `start` rises at the next
+// edge.
+Error Simulator::Impl::startBlock(Core &C, uint64_t Linear) {
   const LaunchParams &P = *Params;
+  const Dim3 &G = P.Grid;
+  C.BlockLinear = Linear;
+  C.BlockIdx = {uint32_t(Linear % G.X), uint32_t(Linear / G.X % G.Y), uint32_t(Linear / G.X / G.Y)};
   uint64_t Threads = P.Block.count();
   unsigned NumWarps = unsigned((Threads + 31) / 32);
   if (LocalStride) {
     std::vector<uint8_t> Zero(size_t(LocalStride) * NumWarps, 0);
-    if (Error E = Mem.copyIn(LocalBase, Zero))
+    if (Error E = Mem.copyIn(C.LocalBase, Zero))
       return E;
   }
+  CorePorts *Pt = C.Pt;
   Pt->code_base.set(Kernel->EntryOffset);
   Pt->code_bytes.set(Kernel->CodeBytes);
   Pt->regs_used.set(Kernel->RegistersUsed);
@@ -621,14 +764,14 @@ Error Simulator::Impl::runBlock() {
   Pt->ntid_x.set(P.Block.X);
   Pt->ntid_y.set(P.Block.Y);
   Pt->ntid_z.set(P.Block.Z);
-  Pt->ctaid_x.set(BlockIdx.X);
-  Pt->ctaid_y.set(BlockIdx.Y);
-  Pt->ctaid_z.set(BlockIdx.Z);
-  Pt->nctaid_x.set(P.Grid.X);
-  Pt->nctaid_y.set(P.Grid.Y);
-  Pt->nctaid_z.set(P.Grid.Z);
+  Pt->ctaid_x.set(C.BlockIdx.X);
+  Pt->ctaid_y.set(C.BlockIdx.Y);
+  Pt->ctaid_z.set(C.BlockIdx.Z);
+  Pt->nctaid_x.set(G.X);
+  Pt->nctaid_y.set(G.Y);
+  Pt->nctaid_z.set(G.Z);
   Pt->nwarps.set(NumWarps);
-  Pt->local_base.set(LocalBase);
+  Pt->local_base.set(C.LocalBase);
   Pt->local_warp_stride.set(LocalStride);
   Pt->sched_gto.set(
       Opts.Config.Scheduler == WarpScheduler::GreedyThenOldest ? 1 : 0);
@@ -636,41 +779,26 @@ Error Simulator::Impl::runBlock() {
       Opts.Config.L1.LocalWrites == LocalWritePolicy::WriteBack ? 1 : 0);
   Pt->mem_wait_register.set(Opts.Config.MemWait == MemoryWait::Register ? 1 : 0);
   Pt->lsu_in_flight.set(Opts.Config.Lsu.InFlight);
-  LastIssuedPc.assign(Warps, 0);
-  TraceOrder.assign(Warps, {});
-  BlockWarps = NumWarps;
+  C.LastIssuedPc.assign(Warps, 0);
+  C.TraceOrder.assign(Warps, {});
+  C.BlockWarps = NumWarps;
   Pt->chk_ok.set(0);
   Pt->mem_resp_valid.set(0);
   Pt->mem_req_ready.set(1);
   Pt->start.set(1);
-  tick();
-  Pt->start.set(0);
-  ++Blocks;
-  WarpsLaunched += NumWarps;
-  LastCommit = Cycle;
-  bool Sample = !Opts.TimelinePath.empty();
-  if (Sample)
-    sampleTimeline();
-  for (;;) {
-    tick();
-    if (Sample)
-      sampleTimeline();
-    if (Error E = service())
-      return E;
-    if (Pt->done.get()) {
-      if (Sample)
-        closeTimelineIntervals();
-      return Error::success();
-    }
-  }
+  C.St = Core::State::Starting;
+  return Error::success();
 }
 
-Error Simulator::Impl::fault(unsigned Warp, int Lane, uint32_t Pc,
+Error Simulator::Impl::fault(const Core &C, unsigned Warp, int Lane, uint32_t Pc,
                              const Twine &Msg) const {
   std::string S;
   raw_string_ostream OS(S);
-  OS << "kernel '" << Kernel->Name << "': block (" << BlockIdx.X << ','
-     << BlockIdx.Y << ',' << BlockIdx.Z << ") warp " << Warp;
+  OS << "kernel '" << Kernel->Name << "': block (" << C.BlockIdx.X << ',' << C.BlockIdx.Y << ','
+     << C.BlockIdx.Z << ")";
+  if (Cores.size() > 1)
+    OS << " on core " << C.Index;
+  OS << " warp " << Warp;
   if (Lane >= 0)
     OS << " lane " << Lane;
   OS << " pc " << pcHex(Pc);
@@ -686,7 +814,8 @@ Error Simulator::Impl::fault(unsigned Warp, int Lane, uint32_t Pc,
   return createStringError(inconvertibleErrorCode(), S);
 }
 
-std::string Simulator::Impl::warpStates() const {
+std::string Simulator::Impl::warpStates(const Core &C) const {
+  const CorePorts *Pt = C.Pt;
   std::string S;
   raw_string_ostream OS(S);
   for (unsigned W = 0; W < Warps; ++W) {
@@ -708,23 +837,25 @@ std::string Simulator::Impl::warpStates() const {
   return S;
 }
 
-Error Simulator::Impl::service() {
+// After an edge: core C's fault, its last issued pc, its address check and
+// its memory request.
+Error Simulator::Impl::serviceRequests(Core &C) {
+  CorePorts *Pt = C.Pt;
   if (Pt->fault.get()) {
     unsigned W = Pt->fault_warp.get();
     switch (Pt->fault_cause.get()) {
     case 1: {
       uint32_t Pc = Pt->fault_pc.get();
       unsigned Index = (Pc - Prog.Entry) / 4;
-      return fault(
-          W, -1, Pc,
-          "illegal instruction: " +
-              (Index < Prog.IllegalWhy.size() && !Prog.IllegalWhy[Index].empty()
-                   ? Prog.IllegalWhy[Index]
-                   : std::string("the word does not decode")));
+      return fault(C, W, -1, Pc,
+                   "illegal instruction: " +
+                       (Index < Prog.IllegalWhy.size() && !Prog.IllegalWhy[Index].empty()
+                            ? Prog.IllegalWhy[Index]
+                            : std::string("the word does not decode")));
     }
     case 2:
-      return fault(W, -1, Pt->fault_pc.get(),
-                   pcOutsideCodeText(Kernel->Name, Prog.Entry, Prog.CodeBytes, LastIssuedPc[W]));
+      return fault(C, W, -1, Pt->fault_pc.get(),
+                   pcOutsideCodeText(Kernel->Name, Prog.Entry, Prog.CodeBytes, C.LastIssuedPc[W]));
     default: {
       // The ISS's words: who waits (and at which bar), who has finished.
       std::string Waiting, Finished;
@@ -732,11 +863,11 @@ Error Simulator::Impl::service() {
         if (Pt->warp_at_bar.bit(X))
           Waiting +=
               (Waiting.empty() ? "" : ", ") + waitingWarpText(X, uint32_t(Pt->warp_pc.at(X)) - 4);
-        else if (Pt->warp_finished.bit(X) && X < BlockWarps)
+        else if (Pt->warp_finished.bit(X) && X < C.BlockWarps)
           Finished += (Finished.empty() ? "" : ", ") + std::to_string(X);
       }
-      return fault(W, -1, uint32_t(Pt->warp_pc.at(W)) - 4,
-                   barrierDeadlockText(Waiting, Finished) + "; warp states:" + warpStates());
+      return fault(C, W, -1, uint32_t(Pt->warp_pc.at(W)) - 4,
+                   barrierDeadlockText(Waiting, Finished) + "; warp states:" + warpStates(C));
     }
     }
   }
@@ -746,63 +877,79 @@ Error Simulator::Impl::service() {
     unsigned W = Pt->issue_warp.get();
     uint32_t Pc = uint32_t(Pt->warp_pc.at(W));
     if (Pc - Prog.Entry < Prog.CodeBytes)
-      LastIssuedPc[W] = Pc;
+      C.LastIssuedPc[W] = Pc;
   }
   // Inputs consumed at the last edge are withdrawn.
   Pt->mem_resp_valid.set(0);
   Pt->chk_ok.set(0);
   if (Pt->chk_valid.get())
-    if (Error E = checkAccess())
+    if (Error E = checkAccess(C))
       return E;
   if (Pt->mem_req_valid.get())
-    acceptRequest();
-  presentResponse();
-  bool Room = true;
-  for (unsigned N : ChannelOutstanding)
-    Room &= N < Opts.Config.Dram.MaxOutstanding;
-  Pt->mem_req_ready.set(Room);
+    acceptRequest(C);
+  return Error::success();
+}
+
+// After every core's requests: core C's response for the next edge, and the
+// trace of what it committed and issued at this one.
+void Simulator::Impl::serviceResponseAndCommits(Core &C) {
+  CorePorts *Pt = C.Pt;
+  presentResponse(C);
   if (Pt->dp_commit.get()) {
     LastCommit = Cycle;
     if (Opts.Trace)
-      traceCommit(Pt->dp_commit_warp.get(), Pt->dp_commit_pc.get(), Pt->dp_commit_exec.get(),
+      traceCommit(C, Pt->dp_commit_warp.get(), Pt->dp_commit_pc.get(), Pt->dp_commit_exec.get(),
                   false);
   }
   if (Pt->lsu_commit.get()) {
     LastCommit = Cycle;
     if (Opts.Trace)
-      traceCommit(Pt->lsu_commit_warp.get(), Pt->lsu_commit_pc.get(),
-                  Pt->lsu_commit_exec.get(), true);
+      traceCommit(C, Pt->lsu_commit_warp.get(), Pt->lsu_commit_pc.get(), Pt->lsu_commit_exec.get(),
+                  true);
   }
   // After the commits: an instruction committing now was issued before the
   // one issuing now.
   if (Opts.Trace && Pt->issue_valid.get())
-    traceIssue(Pt->issue_warp.get(), uint32_t(Pt->warp_pc.at(Pt->issue_warp.get())));
+    traceIssue(C, Pt->issue_warp.get(), uint32_t(Pt->warp_pc.at(Pt->issue_warp.get())));
+}
+
+// The step limit (over every core) and the hang check (no core committed).
+Error Simulator::Impl::checkLimits() {
+  const Core *Busy = &Cores[0];
+  for (const Core &C : Cores)
+    if (C.St == Core::State::Running) {
+      Busy = &C;
+      break;
+    }
   if ((Cycle & 1023) == 0 && Opts.StepLimit) {
     uint64_t Steps = 0;
-    for (unsigned O = 0; O < 256; ++O)
-      Steps += Pt->cnt_op_warp.at(O);
+    for (const Core &C : Cores)
+      for (unsigned O = 0; O < 256; ++O)
+        Steps += C.Pt->cnt_op_warp.at(O);
     if (Steps > Opts.StepLimit)
-      return fault(0, -1, uint32_t(Pt->warp_pc.at(0)),
+      return fault(*Busy, 0, -1, uint32_t(Busy->Pt->warp_pc.at(0)),
                    formatv("step limit exceeded: {0} warp instructions "
                            "executed in this launch (an endless loop? raise "
                            "DeviceOptions::StepLimit or --step-limit); warp "
                            "states:{1}",
-                           Opts.StepLimit, warpStates()));
+                           Opts.StepLimit, warpStates(*Busy)));
   }
   if (Cycle - LastCommit > HangCycles)
     return createStringError(
         inconvertibleErrorCode(),
-        formatv("kernel '{0}': block {1}: hang: no instruction committed in "
-                "{2} cycles (cycle {3}); warp states:{4}",
-                Kernel->Name, dimText(BlockIdx), HangCycles, Cycle,
-                warpStates()));
+        formatv("kernel '{0}': block {1}{2}: hang: no instruction committed in "
+                "{3} cycles (cycle {4}); warp states:{5}",
+                Kernel->Name, dimText(Busy->BlockIdx),
+                Cores.size() > 1 ? " on core " + std::to_string(Busy->Index) : std::string(),
+                HangCycles, Cycle, warpStates(*Busy)));
   return Error::success();
 }
 
 // The protection check the ISS does per lane, in lane order, with its
 // messages. The local allocation the harness made is not user memory: local
 // accesses are checked against the kernel's local bytes, not allocations.
-Error Simulator::Impl::checkAccess() {
+Error Simulator::Impl::checkAccess(Core &C) {
+  CorePorts *Pt = C.Pt;
   unsigned W = Pt->chk_warp.get();
   uint32_t Pc = Pt->chk_pc.get();
   uint32_t Mask = Pt->chk_mask.get();
@@ -817,10 +964,9 @@ Error Simulator::Impl::checkAccess() {
       continue;
     uint32_t Addr = Pt->chk_addr.word(Lane);
     auto Msg = [&](StringRef Prefix, const Twine &Why) {
-      return fault(W, int(Lane), Pc,
-                   Prefix + spaceName(D.Space) + " " + Kind + " of " +
-                       Twine(Bytes) + " bytes at " + hex8(Addr) + " (" + Why +
-                       ")");
+      return fault(C, W, int(Lane), Pc,
+                   Prefix + spaceName(D.Space) + " " + Kind + " of " + Twine(Bytes) + " bytes at " +
+                       hex8(Addr) + " (" + Why + ")");
     };
     if (Addr & (Bytes - 1))
       return Msg("misaligned ",
@@ -831,9 +977,9 @@ Error Simulator::Impl::checkAccess() {
     switch (D.Space) {
     case simt::MemSpace::Global: {
       const iss::Allocation *A = Mem.find(Addr);
-      if (A && A->Base != LocalBase && A->Size - (Addr - A->Base) >= Bytes)
+      if (A && A->Base != LocalAlloc && A->Size - (Addr - A->Base) >= Bytes)
         continue;
-      if (A && A->Base == LocalBase && LocalStride)
+      if (A && A->Base == LocalAlloc && LocalStride)
         return Msg("out-of-bounds ", "nearest allocation is not user memory");
       return Msg("out-of-bounds ", globalBoundsDetail(Mem, Addr, Bytes));
     }
@@ -937,9 +1083,11 @@ uint32_t Simulator::Impl::atomic(uint8_t Op, uint32_t Addr, uint32_t B,
 
 // Performs the request now (so memory order is request order) and schedules
 // its completion on its channel.
-void Simulator::Impl::acceptRequest() {
+void Simulator::Impl::acceptRequest(Core &C) {
+  const CorePorts *Pt = C.Pt;
   Response R{};
   R.Seq = Seq++;
+  R.Core = C.Index;
   R.Addr = Pt->mem_req_addr.get();
   R.Tag = unsigned(Pt->mem_req_tag.get());
   unsigned Kind = Pt->mem_req_kind.get(), Space = Pt->mem_req_space.get();
@@ -988,9 +1136,8 @@ void Simulator::Impl::acceptRequest() {
   InFlight.push_back(R);
 }
 
-// One completed request per cycle goes back to the core (oldest first).
-void Simulator::Impl::presentResponse() {
-  // A completed write only frees its channel slot.
+// A completed write only frees its channel slot.
+void Simulator::Impl::retireWrites() {
   for (auto It = InFlight.begin(); It != InFlight.end();) {
     if (!It->Reply && It->ReadyAt <= Cycle) {
       --ChannelOutstanding[It->Channel];
@@ -999,14 +1146,19 @@ void Simulator::Impl::presentResponse() {
       ++It;
     }
   }
+}
+
+// One completed request per cycle goes back to core C (oldest first).
+void Simulator::Impl::presentResponse(Core &C) {
   auto Best = InFlight.end();
   for (auto It = InFlight.begin(); It != InFlight.end(); ++It)
-    if (It->ReadyAt <= Cycle &&
+    if (It->Core == C.Index && It->Reply && It->ReadyAt <= Cycle &&
         (Best == InFlight.end() || It->ReadyAt < Best->ReadyAt ||
          (It->ReadyAt == Best->ReadyAt && It->Seq < Best->Seq)))
       Best = It;
   if (Best == InFlight.end())
     return;
+  CorePorts *Pt = C.Pt;
   Pt->mem_resp_valid.set(1);
   Pt->mem_resp_addr.set(Best->Addr);
   Pt->mem_resp_tag.set(Best->Tag);
@@ -1016,6 +1168,19 @@ void Simulator::Impl::presentResponse() {
   if (Best->Channel != ~0u)
     --ChannelOutstanding[Best->Channel];
   InFlight.erase(Best);
+}
+
+// Whether every channel can take one more request from each core that may
+// send one at the next edge. The cores do not arbitrate: each keeps a slot
+// in every channel, so with one core this is "below max_outstanding".
+bool Simulator::Impl::channelsHaveRoom() const {
+  unsigned Senders = 0;
+  for (const Core &C : Cores)
+    Senders += C.St != Core::State::Idle;
+  for (unsigned N : ChannelOutstanding)
+    if (N + Senders > Opts.Config.Dram.MaxOutstanding)
+      return false;
+  return true;
 }
 
 namespace {
@@ -1035,25 +1200,26 @@ void appendLanes(raw_ostream &OS, const uint32_t *V, uint32_t Mask) {
 } // namespace
 
 // Notes an issue in its warp's TraceOrder: whether the LSU will commit it.
-void Simulator::Impl::traceIssue(unsigned Warp, uint32_t Pc) {
-  if (Pc - Prog.Entry >= Prog.CodeBytes || Warp >= TraceOrder.size())
+void Simulator::Impl::traceIssue(Core &C, unsigned Warp, uint32_t Pc) {
+  if (Pc - Prog.Entry >= Prog.CodeBytes || Warp >= C.TraceOrder.size())
     return; // a fault, reported at the next edge
   const simt::InstrDesc &D = simt::getDesc(Prog.Decoded[(Pc - Prog.Entry) / 4].Op);
   bool Lsu = simt::getSchedClassDesc(D.Sched).Unit == simt::FuncUnit::LSU;
-  TraceOrder[Warp].push_back({Lsu, Pc, false, {}});
+  C.TraceOrder[Warp].push_back({Lsu, Pc, false, {}});
 }
 
 // The ISS's trace line (docs/Trace.md) for a committed warp instruction,
 // printed in its warp's program order (TraceOrder).
-void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
+void Simulator::Impl::traceCommit(Core &C, unsigned Warp, uint32_t Pc, uint32_t Exec,
                                   bool FromLsu) {
+  CorePorts *Pt = C.Pt;
   std::string Line;
   raw_string_ostream OS(Line);
   unsigned Index = (Pc - Prog.Entry) / 4;
   const iss::detail::PInst &PI = Prog.Insts[Index];
   const simt::DecodedInst &DI = Prog.Decoded[Index];
   const simt::InstrDesc &D = simt::getDesc(DI.Op);
-  OS << "b=" << BlockLinear << " w=" << Warp << " pc=" << pcHex(Pc)
+  OS << "b=" << C.BlockLinear << " w=" << Warp << " pc=" << pcHex(Pc)
      << " mask=" << format_hex_no_prefix(Exec, 8) << ' ' << Prog.asmAt(Index);
   std::string Effects;
   raw_string_ostream ES(Effects);
@@ -1063,7 +1229,7 @@ void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
   if (WritesRd && DI.Rd != 0) {
     Pt->dbg_warp.set(Warp);
     Pt->dbg_reg.set(DI.Rd);
-    Model->eval();
+    C.Model->eval();
     for (unsigned L = 0; L < 32; ++L)
       Row[L] = Pt->dbg_row.word(L);
     ES << " r" << unsigned(DI.Rd) << '=';
@@ -1101,7 +1267,7 @@ void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
   OS << '\n';
   // Print it, and the later lines of its warp that waited for it, once
   // every instruction its warp issued before it has been printed.
-  std::deque<PendingLine> *Q = Warp < TraceOrder.size() ? &TraceOrder[Warp] : nullptr;
+  std::deque<PendingLine> *Q = Warp < C.TraceOrder.size() ? &C.TraceOrder[Warp] : nullptr;
   auto Mine =
       Q ? llvm::find_if(
               *Q, [&](const PendingLine &P) { return P.Lsu == FromLsu && P.Pc == Pc && !P.Done; })
@@ -1116,16 +1282,35 @@ void Simulator::Impl::traceCommit(unsigned Warp, uint32_t Pc, uint32_t Exec,
     *Opts.Trace << Q->front().Line;
 }
 
-// The ISS's counters from the core's per-opcode counts (same derivation as
-// sim/iss/Iss.cpp), then the core's timing counters and the DRAM model's.
+// The ISS's counters from the cores' per-opcode counts (same derivation as
+// sim/iss/Iss.cpp), then the cores' timing counters and the DRAM model's.
+// With several cores the counts are sums over the cores (the stall counters
+// count core-cycles), except `cycles`: the launch's, the longest core's
+// (every core starts at the launch and takes its next block the cycle after
+// its last, docs/Counters.md).
 void Simulator::Impl::fillCounters(Counters &Out) const {
+  auto Sum = [&](Port CorePorts::*P) {
+    uint64_t V = 0;
+    for (const Core &C : Cores)
+      V += (C.Pt->*P).get();
+    return V;
+  };
+  auto SumAt = [&](ArrayPort CorePorts::*P, unsigned I) {
+    uint64_t V = 0;
+    for (const Core &C : Cores)
+      V += (C.Pt->*P).at(I);
+    return V;
+  };
+  uint64_t Cycles = 0;
+  for (const Core &C : Cores)
+    Cycles = std::max<uint64_t>(Cycles, C.Pt->cnt_cycles.get());
   uint64_t Warp = 0, Thread = 0, Barriers = 0;
   SmallVector<uint64_t, 8> PerUnit(5, 0);
   uint64_t LoadBytes[6] = {}, StoreBytes[6] = {}, Atomics[6] = {};
   for (unsigned I = 0, E = simt::numOpcodes(); I < E; ++I) {
     const simt::InstrDesc &D = simt::getDesc(simt::opcodeAt(I));
-    uint64_t WI = Pt->cnt_op_warp.at(D.Encoding);
-    uint64_t TI = Pt->cnt_op_thread.at(D.Encoding);
+    uint64_t WI = SumAt(&CorePorts::cnt_op_warp, D.Encoding);
+    uint64_t TI = SumAt(&CorePorts::cnt_op_thread, D.Encoding);
     Warp += WI;
     Thread += TI;
     unsigned Unit = unsigned(simt::getSchedClassDesc(D.Sched).Unit);
@@ -1162,20 +1347,20 @@ void Simulator::Impl::fillCounters(Counters &Out) const {
   Put("atomics_global", Atomics[Ix(simt::MemSpace::Global)]);
   Put("atomics_shared", Atomics[Ix(simt::MemSpace::Shared)]);
   Put("barriers", Barriers);
-  Put("branches_taken", Pt->cnt_branches_taken.get());
-  Put("divergent_branches", Pt->cnt_divergent_branches.get());
+  Put("branches_taken", Sum(&CorePorts::cnt_branches_taken));
+  Put("divergent_branches", Sum(&CorePorts::cnt_divergent_branches));
   Put("blocks", Blocks);
   Put("warps_launched", WarpsLaunched);
-  Put("cycles", Pt->cnt_cycles.get());
-  Put("stall_dependency", Pt->cnt_stall_dependency.get());
-  Put("stall_memory", Pt->cnt_stall_memory.get());
-  Put("stall_unit_busy", Pt->cnt_stall_unit_busy.get());
-  Put("stall_barrier", Pt->cnt_stall_barrier.get());
-  Put("stall_no_ready_warp", Pt->cnt_stall_no_ready_warp.get());
-  Put("l1_hits", Pt->cnt_l1_hits.get());
-  Put("l1_misses", Pt->cnt_l1_misses.get());
-  Put("l1_writebacks", Pt->cnt_l1_writebacks.get());
-  Put("shared_bank_conflict_cycles", Pt->cnt_shared_bank_conflict_cycles.get());
+  Put("cycles", Cycles);
+  Put("stall_dependency", Sum(&CorePorts::cnt_stall_dependency));
+  Put("stall_memory", Sum(&CorePorts::cnt_stall_memory));
+  Put("stall_unit_busy", Sum(&CorePorts::cnt_stall_unit_busy));
+  Put("stall_barrier", Sum(&CorePorts::cnt_stall_barrier));
+  Put("stall_no_ready_warp", Sum(&CorePorts::cnt_stall_no_ready_warp));
+  Put("l1_hits", Sum(&CorePorts::cnt_l1_hits));
+  Put("l1_misses", Sum(&CorePorts::cnt_l1_misses));
+  Put("l1_writebacks", Sum(&CorePorts::cnt_l1_writebacks));
+  Put("shared_bank_conflict_cycles", Sum(&CorePorts::cnt_shared_bank_conflict_cycles));
   Put("dram_requests", DramRequests);
   Put("dram_read_bytes", DramReadBytes);
   Put("dram_write_bytes", DramWriteBytes);

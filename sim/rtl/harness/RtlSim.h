@@ -1,10 +1,12 @@
 //===- RtlSim.h - The Verilated SIMT core and its harness ------*- C++ -*-===//
 //
-// Runs kernel images on the Verilated RTL of the SIMT core (sim/rtl/*.sv):
-// loads the code into the core's instruction memory, launches blocks one
-// after another, serves the core's memory port from device memory through a
-// DRAM model (latency, bytes per cycle, channels, outstanding requests: read
-// from the configuration at open time, no rebuild), answers the core's
+// Runs kernel images on the Verilated RTL of the SIMT core (sim/rtl/*.sv),
+// one instance per configured core (`cores`, read at open time): loads the
+// code into each core's instruction memory, hands the blocks to the cores
+// in order (each next block to the core free first), serves the cores'
+// memory ports from device memory through one shared DRAM model (latency,
+// bytes per cycle, channels, outstanding requests: read from the
+// configuration at open time, no rebuild), answers the cores'
 // address checks (the harness owns the allocations, so it reports faults with
 // the ISS's messages), writes the commit trace (docs/Trace.md), the VCD
 // waveform and the per-warp timeline when asked (docs/RTL.md, "Seeing
