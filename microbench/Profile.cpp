@@ -56,6 +56,9 @@ const ProbeInfo Infos[] = {
     {"stream_read", "bytes/cycle", "grid-stride read of 4-byte words, one full block", true},
     {"stream_write", "bytes/cycle", "grid-stride write, one full block", false},
     {"stream_copy", "bytes/cycle", "grid-stride copy, bytes read plus written", false},
+    {"stream_read_cores", "bytes/cycle",
+     "grid-stride read, one full block per core: the cores together (stream_read on 1 core)",
+     false},
     {"fma_lat", "cycles/op", "dependent fp32 fma chain, one warp", true},
     {"fma_tput", "thread_ops/cycle", "4 independent fma chains per thread, full block", true},
     {"iadd_lat", "cycles/op", "dependent integer add/xor chain, one warp", true},
@@ -348,28 +351,36 @@ Error Prober::chaseShared() {
 }
 
 Error Prober::streams() {
-  if (!wanted("stream_read") && !wanted("stream_write") && !wanted("stream_copy"))
+  if (!wanted("stream_read") && !wanted("stream_write") && !wanted("stream_copy") &&
+      !wanted("stream_read_cores"))
     return Error::success();
   if (Error E = use("stream_read", "memory.cu"))
     return E;
+  // stream_read_cores gives each core (a block each) as many words as the
+  // one block of the others.
+  const uint32_t Cores = std::max(1u, unsigned(C.Cores));
   const uint32_t Words = Quick ? 2048 : 4096, B = fullBlock();
   Buffers Bufs(D);
-  std::vector<uint32_t> Init(2 * Words);
+  std::vector<uint32_t> Init(2 * Words * Cores);
   std::iota(Init.begin(), Init.end(), 1u);
   Expected<DevicePtr> Src = Bufs.words(Init);
   Expected<DevicePtr> Dst = Src ? Bufs.zeros(2 * Words) : Src.takeError();
-  Expected<DevicePtr> Out = Dst ? Bufs.zeros(B) : Dst.takeError();
+  Expected<DevicePtr> Out = Dst ? Bufs.zeros(B * Cores) : Dst.takeError();
   if (!Out)
     return probeError("stream_read", D.name(), toString(Out.takeError()));
   struct Stream {
     const char *Name, *Kernel;
     unsigned BytesPerWord;
+    uint32_t Blocks;
   };
-  for (Stream S : {Stream{"stream_read", "stream_read", 4}, Stream{"stream_write", "stream_write", 4},
-                   Stream{"stream_copy", "stream_copy", 8}}) {
+  for (Stream S :
+       {Stream{"stream_read", "stream_read", 4, 1}, Stream{"stream_write", "stream_write", 4, 1},
+        Stream{"stream_copy", "stream_copy", 8, 1},
+        Stream{"stream_read_cores", "stream_read", 4, Cores}}) {
     if (!wanted(S.Name))
       continue;
-    Expected<Delta> Dl = differential(S.Name, S.Kernel, 1, B, Words, [&](uint32_t N) {
+    uint32_t StreamWords = Words * S.Blocks;
+    Expected<Delta> Dl = differential(S.Name, S.Kernel, S.Blocks, B, StreamWords, [&](uint32_t N) {
       StringRef K = S.Kernel;
       if (K == "stream_read")
         return std::vector<uint32_t>{*Src, N, *Out};
@@ -379,7 +390,7 @@ Error Prober::streams() {
     });
     if (!Dl)
       return Dl.takeError();
-    double Bytes = double(Words) * S.BytesPerWord;
+    double Bytes = double(StreamWords) * S.BytesPerWord;
     record(S.Name, Bytes / metric(*Dl), Bytes, *Dl);
   }
   return Error::success();

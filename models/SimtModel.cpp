@@ -567,14 +567,20 @@ Prediction predictSegment(const SegmentProfile &S, const ModelParams &P, Segment
   return Out;
 }
 
-double sharedDramFloor(double ChannelCycles, double SlotCycles, const ModelParams &P) {
+double sharedDramCycles(double Work, double ChannelCycles, double SlotCycles, unsigned Cores,
+                        const ModelParams &P) {
   double Channels = std::max(1u, P.DramChannels);
-  // The harness keeps a slot in every channel for each core that may send
-  // (RtlSim.cpp, channelsHaveRoom): a core sends while at most
-  // max_outstanding - cores slots are taken, so about that many plus one
-  // are held.
-  double Slots = std::max(1.0, double(P.DramMaxOutstanding) - double(P.Cores) + 1);
-  return std::max(ChannelCycles / Channels, SlotCycles / (Slots * Channels));
+  double Occupancy = ChannelCycles / Channels;
+  if (Cores <= 1)
+    return std::max(Work, Occupancy);
+  // The harness grants as many cores a request as the channels have free
+  // slots (RtlSim.cpp, grantRequests), so all max_outstanding are shared:
+  // one station serving slot-cycles at Slots x Channels a cycle.
+  double Slots = std::max(1u, P.DramMaxOutstanding) * Channels;
+  double Demand = std::min(Work, SlotCycles / Slots);
+  double N = Cores;
+  double Shared = mvaResponseTime(Cores, {Demand / N}, (Work - Demand) / N);
+  return std::max(Shared, Occupancy);
 }
 
 Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P) {
@@ -604,13 +610,15 @@ Prediction predictLaunch(const LaunchProfile &L, const ModelParams &P) {
   unsigned Last = unsigned(std::max_element(CoreFree.begin(), CoreFree.end()) - CoreFree.begin());
   Prediction Out;
   Out.Parts = CoreParts[Last];
-  // Each block was costed with the DRAM channels to itself; several cores
-  // share them (the excess over the busiest core is bandwidth).
+  // Each block was costed with the DRAM to itself; several cores share it
+  // (the excess over the busiest core is memory bandwidth).
   if (NumCores > 1) {
     // A request holds its slot its occupancy and the latency, at least.
     double SlotCycles = double(L.Memory.DramRequests) * P.DramLatencyCycles + DramChannelCycles;
-    Out.Parts.MemoryBandwidth +=
-        std::max(0.0, sharedDramFloor(DramChannelCycles, SlotCycles, P) - CoreFree[Last]);
+    double Work = std::accumulate(CoreFree.begin(), CoreFree.end(), 0.0);
+    unsigned Busy = unsigned(std::min<size_t>(NumCores, L.Blocks.size()));
+    Out.Parts.MemoryBandwidth += std::max(
+        0.0, sharedDramCycles(Work, DramChannelCycles, SlotCycles, Busy, P) - CoreFree[Last]);
   }
   Out.Parts.Launch += P.LaunchOverheadCycles;
   Out.Cycles = Out.Parts.total();

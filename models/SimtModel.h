@@ -10,8 +10,8 @@
 //   * Blocks go to the cores in order, each to the core free first; a core
 //     runs its blocks one after another: a launch is its busiest core's
 //     blocks plus a fixed cost per block and per launch. Cores share the
-//     DRAM channels and their outstanding slots: a launch takes at least
-//     what those allow its requests (sharedDramFloor).
+//     DRAM channels and their outstanding slots, a queueing station for
+//     which the cores contend (sharedDramCycles).
 //   * Inside a block, warps share two servers: the lane datapath (every
 //     non-memory warp instruction streams 32/LANES cycles over it; divides
 //     and square roots additionally hold the iterative unit) and the LSU,
@@ -238,7 +238,7 @@ struct ModelParams {
   MemoryWait MemWait = MemoryWait::Instruction;
   /// The cores blocks are spread over (config `cores`), and the DRAM they
   /// share (`dram.channels`, `latency_cycles`, `max_outstanding`): see
-  /// sharedDramFloor.
+  /// sharedDramCycles.
   unsigned Cores = 1;
   unsigned DramChannels = 1;
   double DramLatencyCycles = 100;
@@ -281,18 +281,21 @@ struct Prediction {
 /// no clock of its own; 500 MHz is a plausible FPGA/ASIC figure).
 constexpr double AssumedClockHz = 500e6;
 
-/// The fewest cycles a launch on several cores takes for its DRAM requests,
-/// which occupy the channels \p ChannelCycles in all and hold their
-/// outstanding slots \p SlotCycles in all (each at least its occupancy and
-/// the latency): the occupancy spread over the channels, or, by Little's
-/// law, the slot cycles over the slots the cores get (max_outstanding less
-/// one per other core, per channel). With in_flight 1 the slots, not the
-/// bandwidth, bound a streaming kernel (whitaker3's merge SpMV on 4 cores:
-/// 118,680 requests x 104 cycles / 13 slots = 949k cycles against 953k
-/// measured; bandwidth alone, 475k). Queueing behind the channel is left
-/// out: taken from the profile's replay of each block alone it made the
-/// merge SpMV rows 16-18% over (docs/NOTES.md).
-double sharedDramFloor(double ChannelCycles, double SlotCycles, const ModelParams &P);
+/// Cycles of a launch whose blocks, \p Work cycles in all when each runs
+/// with the DRAM to itself, run on \p Cores cores sharing the DRAM: their
+/// requests occupy the channels \p ChannelCycles and hold outstanding slots
+/// \p SlotCycles in all (each its occupancy plus the latency). The slots
+/// are one queueing station shared by the cores (max_outstanding x
+/// channels slot-cycles a cycle), the rest of the work is each core's own
+/// delay: exact MVA with one customer per core, each doing its share; at
+/// least the occupancy spread over the channels. With in_flight 1 the
+/// slots, not the bandwidth, bound a streaming kernel: whitaker3's merge
+/// SpMV (1.66M cycles on one core, 118k requests of 104 slot-cycles)
+/// comes out 1,012k on 2 cores against 1,024k measured and 791k on 4
+/// against 836k; the slot station's demand alone, a bound, says 769k for
+/// both (docs/NOTES.md).
+double sharedDramCycles(double Work, double ChannelCycles, double SlotCycles, unsigned Cores,
+                        const ModelParams &P);
 
 /// Exact MVA of a closed network: \p Customers warps, each asking
 /// \p Demand cycles of every queueing station per job and \p Delay cycles

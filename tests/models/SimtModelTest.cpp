@@ -601,28 +601,37 @@ TEST(SimtModel, BlocksGoToTheCoreFreeFirst) {
   EXPECT_DOUBLE_EQ(predictLaunch(computeBlocks({100, 100, 100, 100}), Par).Cycles, 202);
 }
 
-TEST(SimtModel, SharedDramFloorIsTheSlotsOrTheBandwidth) {
+TEST(SimtModel, SharedDramIsMvaOverTheCoresAndTheSlots) {
   ModelParams Par = noOverheads();
-  Par.Cores = 4;
   Par.DramChannels = 1;
-  Par.DramLatencyCycles = 100;
   Par.DramMaxOutstanding = 16;
-  // 1000 line reads of 4 channel cycles: 4000 cycles of occupancy, but 13
-  // slots (16 less one per other core) held 104 cycles each: 8000 cycles.
-  EXPECT_DOUBLE_EQ(sharedDramFloor(4000, 104.0 * 1000, Par), 104.0 * 1000 / 13);
-  // With slots to spare the occupancy bounds it: 64 slots over 2 channels.
-  Par.DramMaxOutstanding = 67;
+  // One core: its own work.
+  EXPECT_DOUBLE_EQ(sharedDramCycles(1664, 475, 763.0 * 16, 1, Par), 1664);
+  // Two cores, 763 cycles of slot demand (slot-cycles over 16 slots) in
+  // 1664 of work: each core does half; by hand, with one customer the
+  // station holds 381.5 / 832 of it, the second waits behind that.
+  double Demand = 763.0 / 2, Delay = (1664 - 763.0) / 2;
+  double Alone = Demand + Delay;
+  EXPECT_DOUBLE_EQ(sharedDramCycles(1664, 475, 763.0 * 16, 2, Par),
+                   Delay + Demand * (1 + Demand / Alone));
+  // No DRAM: the work spread evenly.
+  EXPECT_DOUBLE_EQ(sharedDramCycles(4000, 0, 0, 4, Par), 1000);
+  // The channels' occupancy bounds it when the slots do not: 64 slots
+  // over 2 channels, 4000 cycles of occupancy.
+  Par.DramMaxOutstanding = 64;
   Par.DramChannels = 2;
-  EXPECT_DOUBLE_EQ(sharedDramFloor(4000, 104.0 * 1000, Par), 2000);
+  EXPECT_DOUBLE_EQ(sharedDramCycles(1000, 4000, 104.0 * 1000, 4, Par), 2000);
 }
 
-TEST(SimtModel, CoresSharingTheDramTakeAtLeastTheFloor) {
+TEST(SimtModel, CoresSharingTheDramContendForIt) {
   ModelParams Par = noOverheads();
   Par.Cores = 4;
   Par.DramLatencyCycles = 100;
   Par.DramMaxOutstanding = 16;
   // Four blocks of one warp, each 1000 LSU cycles of which 900 occupy the
-  // channel: on one core each, 1000 cycles; the channel needs 3600.
+  // channel: on one core each, 1000 cycles. 900 requests hold a slot 104
+  // cycles each: more than the 16 slots give in 4000 cycles, so the cores
+  // go one after another.
   LaunchProfile L;
   for (int B = 0; B < 4; ++B) {
     L.Blocks.emplace_back();
@@ -632,12 +641,16 @@ TEST(SimtModel, CoresSharingTheDramTakeAtLeastTheFloor) {
   }
   L.Memory.DramRequests = 4 * 225; // 4-cycle line requests
   Prediction P = predictLaunch(L, Par);
-  double Floor = sharedDramFloor(3600, 900 * 104, Par); // 4 + 100 cycles a request
-  EXPECT_GT(Floor, 3600);
-  EXPECT_DOUBLE_EQ(P.Cycles, Floor);
+  EXPECT_DOUBLE_EQ(P.Cycles, sharedDramCycles(4000, 3600, 900 * 104, 4, Par));
+  EXPECT_DOUBLE_EQ(P.Cycles, 4000);
   EXPECT_EQ(P.Bound, "memory bandwidth");
   EXPECT_NEAR(P.Parts.total(), P.Cycles, 1e-6);
-  // One core: the blocks one after another, no floor on top.
+  // One core: the blocks one after another, nothing on top.
   Par.Cores = 1;
   EXPECT_DOUBLE_EQ(predictLaunch(L, Par).Cycles, 4000);
+  // Two blocks on four cores: two customers.
+  L.Blocks.resize(2);
+  L.Memory.DramRequests = 2 * 225;
+  Par.Cores = 4;
+  EXPECT_DOUBLE_EQ(predictLaunch(L, Par).Cycles, sharedDramCycles(2000, 1800, 450 * 104, 2, Par));
 }

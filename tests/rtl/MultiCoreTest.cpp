@@ -9,10 +9,9 @@
 //   under the `register` wait with 8 loads in flight and 2 channels;
 // - every sample with at least 4 blocks takes fewer cycles on 4 cores than
 //   on 1; the simt model's median |error| on them is under 5% and each is
-//   within 30% (histogram_shared, the worst, about -26%: its blocks end in
-//   a burst of global atomics that the cores send at once, contending for
-//   the channel's slots more than the model's launch-wide floor says;
-//   docs/Report.md);
+//   within 20% (histogram_shared, the worst, -15.6%: its blocks end in a
+//   burst of global atomics that the cores send at once, which queue
+//   longer than the model's mean-value contention says; docs/Report.md);
 // - each core's blocks get their own local memory: blocks running at once
 //   store different values to the same local offset and read their own
 //   back through DRAM (write-through local stores);
@@ -101,7 +100,7 @@ TEST(RtlMultiCore, SamplesWithFourBlocksOrMoreRunFasterAndAsModelled) {
     double Cycles4 = double(B4->Counters.get("cycles"));
     EXPECT_LT(Cycles4, Cycles1) << S.Name << ": " << B4->Grid.count() << " blocks";
     double Predicted = rtltest::modelledCycles(IssTrace, Four);
-    EXPECT_NEAR(Predicted, Cycles4, 0.30 * Cycles4)
+    EXPECT_NEAR(Predicted, Cycles4, 0.20 * Cycles4)
         << S.Name << ": the simt model on 4 cores (1 core: " << Cycles1 << " cycles)";
     Errors.push_back(std::abs(Predicted / Cycles4 - 1));
   }

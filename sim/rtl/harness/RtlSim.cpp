@@ -5,15 +5,16 @@
 // each core's fault, address check and memory request (performed
 // functionally at once, core 0 first, its response timed by the DRAM
 // model), then each core's response and commit ports (trace), then the
-// channels' room (mem_req_ready), then done. Inputs set after an edge are
+// DRAM grant (mem_req_ready), then done. Inputs set after an edge are
 // seen by the cores at the next edge. With one core this is the
 // single-core harness it replaced, cycle for cycle.
 //
 // DRAM model: Channels channels, a line maps to channel (line / LINE) %
 // Channels; a request occupies its channel ceil(bytes / BytesPerCycle)
 // cycles and completes LatencyCycles later; the core may send a request
-// only while every channel has room for one more request from each core
-// that holds a block (one core: fewer than MaxOutstanding in flight).
+// only while every channel has fewer than MaxOutstanding requests in
+// flight; with several cores, as many cores may send in a cycle as every
+// channel has free slots, granted round-robin.
 // Param and const requests are served by the harness's parameter/constant
 // memory in 2 cycles and are not DRAM traffic.
 //
@@ -240,6 +241,7 @@ struct Simulator::Impl {
   std::vector<unsigned> ChannelOutstanding;
   uint64_t Seq = 0;
   uint64_t DramRequests = 0, DramReadBytes = 0, DramWriteBytes = 0;
+  unsigned GrantNext = 0; ///< the core the DRAM grant starts at next (grantRequests)
 
   // Whether a waveform of the current launch is being written to VcdTemp
   // (one core only: create refuses a waveform with several).
@@ -301,7 +303,7 @@ struct Simulator::Impl {
   void acceptRequest(Core &C);
   void retireWrites();
   void presentResponse(Core &C);
-  bool channelsHaveRoom() const;
+  void grantRequests(ArrayRef<Core *> Serviced);
   void readLine(uint32_t Addr, uint8_t *Out);
   void writeLine(uint32_t Addr, const uint8_t *Data,
                  const std::bitset<MaxLineBytes> &Be);
@@ -487,6 +489,7 @@ Error Simulator::Impl::run(const LaunchParams &P, Counters &Out) {
   ChannelFree.assign(Opts.Config.Dram.Channels, 0);
   ChannelOutstanding.assign(Opts.Config.Dram.Channels, 0);
   DramRequests = DramReadBytes = DramWriteBytes = 0;
+  GrantNext = 0;
   Blocks = WarpsLaunched = 0;
   setAll(&CorePorts::clear_counters, 1);
   tick();
@@ -718,11 +721,7 @@ Error Simulator::Impl::runGrid() {
     retireWrites();
     for (Core *C : Serviced)
       serviceResponseAndCommits(*C);
-    // Each core that may send a request at the next edge gets one slot
-    // reserved in every channel (one core: a channel below its limit).
-    bool Room = channelsHaveRoom();
-    for (Core *C : Serviced)
-      C->Pt->mem_req_ready.set(Room);
+    grantRequests(Serviced);
     if (Error E = checkLimits())
       return E;
     for (Core *C : Serviced) {
@@ -1170,17 +1169,27 @@ void Simulator::Impl::presentResponse(Core &C) {
   InFlight.erase(Best);
 }
 
-// Whether every channel can take one more request from each core that may
-// send one at the next edge. The cores do not arbitrate: each keeps a slot
-// in every channel, so with one core this is "below max_outstanding".
-bool Simulator::Impl::channelsHaveRoom() const {
-  unsigned Senders = 0;
-  for (const Core &C : Cores)
-    Senders += C.St != Core::State::Idle;
+// Raises mem_req_ready for the cores that may send a request at the next
+// edge: as many as every channel has free slots, since any request may go to
+// any channel, taken in round-robin order starting one core further each
+// cycle, so every core gets a turn. A core granted with nothing to send
+// leaves its slot unused for that cycle. With one core: ready while every
+// channel is below max_outstanding.
+void Simulator::Impl::grantRequests(ArrayRef<Core *> Serviced) {
+  const unsigned Max = Opts.Config.Dram.MaxOutstanding;
+  unsigned Free = Max;
   for (unsigned N : ChannelOutstanding)
-    if (N + Senders > Opts.Config.Dram.MaxOutstanding)
-      return false;
-  return true;
+    Free = std::min(Free, N < Max ? Max - N : 0u);
+  // Serviced is in core order: start at the first core at or after GrantNext.
+  size_t First = llvm::find_if(Serviced, [&](const Core *C) { return C->Index >= GrantNext; }) -
+                 Serviced.begin();
+  unsigned Granted = 0;
+  for (size_t K = 0; K < Serviced.size(); ++K) {
+    Core *C = Serviced[(First + K) % Serviced.size()];
+    C->Pt->mem_req_ready.set(Granted < Free);
+    Granted += Granted < Free;
+  }
+  GrantNext = (GrantNext + 1) % Cores.size();
 }
 
 namespace {
