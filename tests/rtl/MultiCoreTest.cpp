@@ -133,9 +133,9 @@ const char *LocalKernel = R"(
     exit
 )";
 
-/// Runs LocalKernel's image source \p Source (parameter `out`, one word a
-/// thread) on \p Blocks blocks of 32 threads under \p C. Returns the error
-/// text ("" on success) and fills \p Out.
+/// Runs the assembly kernel \p Source ("k", one parameter `out`, one word a
+/// thread) on \p Blocks blocks of 32 threads under \p C, `out` poisoned
+/// first. Returns the error text ("" on success) and fills \p Out.
 std::string runBlocks(const AcceleratorConfig &C, const std::string &Source, unsigned Blocks,
                       std::vector<uint32_t> &Out, const std::string &TimelinePath = "") {
   DeviceOptions O;

@@ -118,6 +118,12 @@ struct TimelineEvent {
   WarpActivity What;
 };
 
+/// The index of the block \p Linear blocks into grid \p G (x fastest, the
+/// ISS's order).
+Dim3 blockIndexOf(uint64_t Linear, const Dim3 &G) {
+  return {uint32_t(Linear % G.X), uint32_t(Linear / G.X % G.Y), uint32_t(Linear / G.X / G.Y)};
+}
+
 /// Writes through a temporary file renamed over \p Path at the end, so a
 /// reader never sees half a file.
 Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write) {
@@ -627,8 +633,7 @@ Error Simulator::Impl::writeTimeline(const Counters &Out) {
       });
       J.attributeArray("traceEvents", [&] {
         for (uint64_t B = 0; B < NumBlocks; ++B) {
-          Dim3 Idx{uint32_t(B % G.X), uint32_t(B / G.X % G.Y),
-                   uint32_t(B / G.X / G.Y)};
+          Dim3 Idx = blockIndexOf(B, G);
           J.object([&] {
             J.attribute("name", "process_name");
             J.attribute("ph", "M");
@@ -677,7 +682,7 @@ Error Simulator::Impl::writeTimeline(const Counters &Out) {
 // the next to whichever core is done first (the lowest-numbered of those
 // done in the same cycle). Every cycle: one edge of every core, then each
 // core's address check and memory request (so memory order is core order
-// within a cycle), then the responses and commits, then the channels' room.
+// within a cycle), then the responses and commits, then the DRAM grant.
 Error Simulator::Impl::runGrid() {
   const Dim3 &G = Params->Grid;
   uint64_t NumBlocks = uint64_t(G.X) * G.Y * G.Z, Next = 0;
@@ -688,7 +693,6 @@ Error Simulator::Impl::runGrid() {
         return E;
   }
   bool Sample = !Opts.TimelinePath.empty();
-  std::vector<Core *> Done;
   for (;;) {
     bool Busy = false;
     for (Core &C : Cores)
@@ -743,7 +747,7 @@ Error Simulator::Impl::startBlock(Core &C, uint64_t Linear) {
   const LaunchParams &P = *Params;
   const Dim3 &G = P.Grid;
   C.BlockLinear = Linear;
-  C.BlockIdx = {uint32_t(Linear % G.X), uint32_t(Linear / G.X % G.Y), uint32_t(Linear / G.X / G.Y)};
+  C.BlockIdx = blockIndexOf(Linear, G);
   uint64_t Threads = P.Block.count();
   unsigned NumWarps = unsigned((Threads + 31) / 32);
   if (LocalStride) {
