@@ -23,6 +23,7 @@ OUR_TYPE(cuDeviceGetName)
 OUR_TYPE(cuDeviceGetAttribute)
 OUR_TYPE(cuDevicePrimaryCtxRetain)
 OUR_TYPE(cuDevicePrimaryCtxRelease)
+OUR_TYPE(cuDevicePrimaryCtxReset)
 OUR_TYPE(cuCtxSetCurrent)
 OUR_TYPE(cuCtxSynchronize)
 OUR_TYPE(cuModuleLoadDataEx)
@@ -89,6 +90,7 @@ SAME_SHAPE(cuDeviceGetName, cuDeviceGetName);
 SAME_SHAPE(cuDeviceGetAttribute, cuDeviceGetAttribute);
 SAME_SHAPE(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain);
 SAME_SHAPE(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2);
+SAME_SHAPE(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2);
 SAME_SHAPE(cuCtxSetCurrent, cuCtxSetCurrent);
 SAME_SHAPE(cuCtxSynchronize, cuCtxSynchronize);
 SAME_SHAPE(cuModuleLoadDataEx, cuModuleLoadDataEx);

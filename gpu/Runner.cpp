@@ -3,6 +3,8 @@
 //   tandem-gpu-runner BUNDLE --nvcc-dir DIR --out RESULTS.json [--reps N]
 //                     [--only CASE]... [--skip-timing] [--budget-s SECONDS]
 //   tandem-gpu-runner --summarize RESULTS.json
+//   tandem-gpu-runner --write-probe-ptx DIR   the profile probes' PTX, for
+//                     ptxas where no GPU is (tests/gpu-runner/check.sh)
 //
 // Runs on the lent GPU machine, which has CUDA but no LLVM: plain C++17, the
 // driver API through runtime/CudaDriverApi.h (the gpu device's own loader),
@@ -97,6 +99,32 @@ public:
     return true;
   }
 
+  /// Called after any failure: whether the context survived it. A fault in
+  /// a kernel (an illegal address, say) is "sticky": the context stays
+  /// unusable and every later call fails with the same error, so one bad
+  /// kernel would fail every case after it. Then the primary context is
+  /// reset (which destroys every allocation, module and event made in it)
+  /// and taken again, and the next case starts on a fresh one. Returns what
+  /// happened, for the results; empty where the context was fine.
+  std::string recoverAfterFailure() {
+    CUresult R = Api.cuCtxSynchronize();
+    if (R == CUDA_SUCCESS)
+      return "";
+    std::string Note =
+        "the context was reset after a sticky error (" + describeResult(Api, R) + ")";
+    ++Generation; // the owners of what the reset destroyed must not free it
+    CUresult Reset = Api.cuDevicePrimaryCtxReset(Dev);
+    if (Reset)
+      Note += "; cuDevicePrimaryCtxReset failed: " + describeResult(Api, Reset);
+    check(Api.cuDevicePrimaryCtxRetain(&Ctx, Dev), "cuDevicePrimaryCtxRetain",
+          "GPU 0 (after a reset)");
+    check(Api.cuCtxSetCurrent(Ctx), "cuCtxSetCurrent", "GPU 0 (after a reset)");
+    check(Api.cuEventCreate(&Start, CU_EVENT_DEFAULT), "cuEventCreate", "timer (after a reset)");
+    check(Api.cuEventCreate(&Stop, CU_EVENT_DEFAULT), "cuEventCreate", "timer (after a reset)");
+    std::cerr << "gpu: " << Note << "\n";
+    return Note;
+  }
+
   void check(CUresult R, const std::string &Call, const std::string &What) const {
     if (R)
       throw std::runtime_error(Call + " failed for " + What + ": " + describeResult(Api, R));
@@ -125,21 +153,30 @@ public:
   CUdevice Dev = 0;
   CUcontext Ctx = nullptr;
   CUevent Start = nullptr, Stop = nullptr;
+  /// Counts context resets: memory and modules of an earlier generation
+  /// were destroyed with their context.
+  unsigned Generation = 0;
 };
 
 /// Device memory freed with its owner.
 class DeviceBuffer {
 public:
-  DeviceBuffer(Gpu &G, size_t Bytes, const std::string &What) : G(&G), Bytes(Bytes) {
+  DeviceBuffer(Gpu &G, size_t Bytes, const std::string &What)
+      : G(&G), Bytes(Bytes), Generation(G.Generation) {
     G.check(G.Api.cuMemAlloc(&Ptr, std::max<size_t>(Bytes, 4)), "cuMemAlloc",
             What + " (" + std::to_string(Bytes) + " bytes)");
   }
-  DeviceBuffer(DeviceBuffer &&O) noexcept : G(O.G), Ptr(O.Ptr), Bytes(O.Bytes) { O.Ptr = 0; }
+  DeviceBuffer(DeviceBuffer &&O) noexcept
+      : G(O.G), Ptr(O.Ptr), Bytes(O.Bytes), Generation(O.Generation) {
+    O.Ptr = 0;
+  }
   DeviceBuffer(const DeviceBuffer &) = delete;
   ~DeviceBuffer() {
-    if (Ptr)
+    if (Ptr && alive())
       G->Api.cuMemFree(Ptr);
   }
+  /// False once a context reset destroyed it.
+  bool alive() const { return Generation == G->Generation; }
   void upload(const void *Src, size_t N) const {
     G->check(G->Api.cuMemcpyHtoD(Ptr, Src, N), "cuMemcpyHtoD", "a buffer");
   }
@@ -150,12 +187,14 @@ public:
   Gpu *G;
   CUdeviceptr Ptr = 0;
   size_t Bytes;
+  unsigned Generation;
 };
 
 /// A loaded PTX module and its .entry signatures.
 class PtxModule {
 public:
-  PtxModule(Gpu &G, const std::string &Ptx, const std::string &Name) : G(G), Name(Name) {
+  PtxModule(Gpu &G, const std::string &Ptx, const std::string &Name)
+      : G(G), Name(Name), Generation(G.Generation) {
     std::string Why;
     if (!ptx::parsePtxEntries(Ptx, Entries, Why))
       throw std::runtime_error(Name + ": " + Why);
@@ -171,7 +210,7 @@ public:
   }
   PtxModule(const PtxModule &) = delete;
   ~PtxModule() {
-    if (M)
+    if (M && Generation == G.Generation) // else a context reset unloaded it
       G.Api.cuModuleUnload(M);
   }
 
@@ -219,6 +258,7 @@ private:
   Gpu &G;
   std::string Name;
   CUmodule M = nullptr;
+  unsigned Generation;
   std::vector<ptx::PtxEntry> Entries;
   std::map<std::string, CUfunction> Functions;
 };
@@ -306,9 +346,22 @@ public:
     return W;
   }
 
+  /// False once a context reset destroyed its buffers.
+  bool alive() const {
+    return std::all_of(Buffers.begin(), Buffers.end(),
+                       [](const DeviceBuffer &B) { return B.alive(); });
+  }
+
   const Problem &P;
   std::vector<DeviceBuffer> Buffers;
 };
+
+/// `,"context_reset":"..."` where a failure left the context unusable and
+/// it was reset (Gpu::recoverAfterFailure), else nothing.
+std::string recoverJson(Gpu &G) {
+  std::string Note = G.recoverAfterFailure();
+  return Note.empty() ? "" : ",\"context_reset\":" + quote(Note);
+}
 
 struct CheckResult {
   bool Passed = true;
@@ -559,7 +612,8 @@ Problem timingProblem(const Json &S, Rng &R, std::string &Label) {
       P.Buffers[1].Role = "inout";
       P.Launches = {launch1D(Case, Persistent, 256, {buf(0), buf(1), val(N)})};
     } else if (Case == "hash64") {
-      P.Buffers = {randomBuffer("keys", "u32", N, R), outBuffer("out", "u32", 2 * N)};
+      // N 64-bit keys and results, each a (low, high) pair of words.
+      P.Buffers = {randomBuffer("keys", "u32", 2 * N, R), outBuffer("out", "u32", 2 * N)};
       P.Launches = {launch1D(Case, Grid, 256, {buf(0), buf(1), val(N), val(0x9e3779b9u),
                                                val(0x7f4a7c15u)})};
     } else if (Case == "divergent") {
@@ -749,6 +803,187 @@ std::string probePtx() {
   return P;
 }
 
+/// The end of a throughput probe: %f1..%f8 (its accumulators) summed into
+/// %f<Sum> and stored to the thread's float (index %r5) of the output whose
+/// address is in %rd1, so no accumulator's work is dead.
+std::string storeSumOfAccumulators(int Sum) {
+  std::string F = "%f" + std::to_string(Sum);
+  std::string P = "\tadd.f32 " + F + ", %f1, %f2;\n";
+  for (int I = 3; I <= 8; ++I)
+    P += "\tadd.f32 " + F + ", " + F + ", %f" + std::to_string(I) + ";\n";
+  return P + "\tcvta.to.global.u64 %rd2, %rd1;\n\tmul.wide.u32 %rd3, %r5, 4;\n"
+             "\tadd.s64 %rd4, %rd2, %rd3;\n\tst.global.f32 [%rd4], " + F + ";\n\tret;\n}\n";
+}
+
+/// Probes added after the first lent run, in a module of their own so that
+/// should one not load, the probes above still give their numbers: a copy
+/// with 16-byte accesses (what bulk copies reach), fp32 FMA throughput (8
+/// independent chains per thread), a one-thread chase through shared memory,
+/// and L2 read bandwidth (16-byte ld.cg over a buffer that fits the L2).
+std::string extraProbePtx() {
+  std::string P = ".version 7.8\n.target sm_90\n.address_size 64\n\n"
+                  ".shared .align 4 .b32 tandem_probe_ring[1024];\n\n";
+  // Copy: param 0 source, 1 destination, 2 the float4s.
+  P += ".visible .entry tandem_probe_copy4(.param .u64 tandem_probe_copy4_param_0, "
+       ".param .u64 tandem_probe_copy4_param_1, .param .u32 tandem_probe_copy4_param_2)\n"
+       "{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .f32 %f<5>;\n\t.reg .b64 %rd<8>;\n"
+       "\tld.param.u64 %rd1, [tandem_probe_copy4_param_0];\n"
+       "\tld.param.u64 %rd2, [tandem_probe_copy4_param_1];\n"
+       "\tld.param.u32 %r1, [tandem_probe_copy4_param_2];\n"
+       "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
+       "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n\tsetp.ge.u32 %p1, %r5, %r1;\n"
+       "\t@%p1 bra $COPY4_DONE;\n"
+       "\tcvta.to.global.u64 %rd3, %rd1;\n\tcvta.to.global.u64 %rd4, %rd2;\n"
+       "\tmul.wide.u32 %rd5, %r5, 16;\n\tadd.s64 %rd6, %rd3, %rd5;\n"
+       "\tld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd6];\n\tadd.s64 %rd7, %rd4, %rd5;\n"
+       "\tst.global.v4.f32 [%rd7], {%f1, %f2, %f3, %f4};\n$COPY4_DONE:\n\tret;\n}\n";
+  // FMA throughput: param 0 the iterations of 4 x 8 FMAs, 1 one float per
+  // thread (the chains' sum, which keeps them live).
+  P += "\n.visible .entry tandem_probe_fma_tput(.param .u32 tandem_probe_fma_tput_param_0, "
+       ".param .u64 tandem_probe_fma_tput_param_1)\n{\n\t.reg .pred %p<2>;\n"
+       "\t.reg .b32 %r<7>;\n\t.reg .f32 %f<12>;\n\t.reg .b64 %rd<5>;\n"
+       "\tld.param.u32 %r1, [tandem_probe_fma_tput_param_0];\n"
+       "\tld.param.u64 %rd1, [tandem_probe_fma_tput_param_1];\n"
+       "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
+       "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n\tcvt.rn.f32.u32 %f1, %r5;\n";
+  for (int I = 2; I <= 8; ++I)
+    P += "\tadd.f32 %f" + std::to_string(I) + ", %f" + std::to_string(I - 1) + ", 0f3F800000;\n";
+  P += "\tmov.f32 %f9, 0f3F7FFFFE;\n\tmov.f32 %f10, 0f3A83126F;\n\tmov.u32 %r6, 0;\n"
+       "$FMAT_LOOP:\n";
+  for (int Round = 0; Round < 4; ++Round)
+    for (int I = 1; I <= 8; ++I)
+      P += "\tfma.rn.f32 %f" + std::to_string(I) + ", %f" + std::to_string(I) + ", %f9, %f10;\n";
+  P += "\tadd.s32 %r6, %r6, 1;\n\tsetp.lt.u32 %p1, %r6, %r1;\n\t@%p1 bra $FMAT_LOOP;\n" +
+       storeSumOfAccumulators(11);
+  // Shared-memory chase, one thread: the ring's 1024 words each hold the
+  // address of the word 33 further on (33 is odd, so the cycle visits all);
+  // param 0 the steps, 1 where to put the cycles and the last address.
+  P += "\n.visible .entry tandem_probe_shared_chase(.param .u32 "
+       "tandem_probe_shared_chase_param_0, .param .u64 tandem_probe_shared_chase_param_1)\n"
+       "{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<6>;\n"
+       "\tld.param.u32 %r1, [tandem_probe_shared_chase_param_0];\n"
+       "\tld.param.u64 %rd1, [tandem_probe_shared_chase_param_1];\n"
+       "\tmov.u32 %r2, tandem_probe_ring;\n\tmov.u32 %r3, 0;\n$SH_INIT:\n"
+       "\tadd.s32 %r4, %r3, 33;\n\tand.b32 %r4, %r4, 1023;\n\tshl.b32 %r5, %r4, 2;\n"
+       "\tadd.s32 %r5, %r5, %r2;\n\tshl.b32 %r6, %r3, 2;\n\tadd.s32 %r6, %r6, %r2;\n"
+       "\tst.shared.u32 [%r6], %r5;\n\tadd.s32 %r3, %r3, 1;\n"
+       "\tsetp.lt.u32 %p1, %r3, 1024;\n\t@%p1 bra $SH_INIT;\n"
+       "\tmov.u32 %r7, %r2;\n\tmov.u32 %r8, 0;\n\tmov.u64 %rd2, %clock64;\n$SH_LOOP:\n"
+       "\tld.shared.u32 %r7, [%r7];\n\tadd.s32 %r8, %r8, 1;\n"
+       "\tsetp.lt.u32 %p2, %r8, %r1;\n\t@%p2 bra $SH_LOOP;\n"
+       "\tmov.u64 %rd3, %clock64;\n\tsub.s64 %rd4, %rd3, %rd2;\n"
+       "\tcvta.to.global.u64 %rd5, %rd1;\n\tst.global.u64 [%rd5], %rd4;\n"
+       "\tst.global.u32 [%rd5+8], %r7;\n\tret;\n}\n";
+  // A launch that touches memory, as every row's kernel does: each thread
+  // adds 1 to its word of param 0 (32 blocks of 256 threads over 32 KiB,
+  // in the L2 after the warm-up). One launch alone between two events is
+  // the launch latency the rows see; two back to back, minus one, what a
+  // second dependent launch adds.
+  P += "\n.visible .entry tandem_probe_touch(.param .u64 tandem_probe_touch_param_0)\n{\n"
+       "\t.reg .b32 %r<7>;\n\t.reg .b64 %rd<5>;\n"
+       "\tld.param.u64 %rd1, [tandem_probe_touch_param_0];\n"
+       "\tcvta.to.global.u64 %rd2, %rd1;\n"
+       "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
+       "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n\tmul.wide.u32 %rd3, %r4, 4;\n"
+       "\tadd.s64 %rd4, %rd2, %rd3;\n\tld.global.u32 %r5, [%rd4];\n"
+       "\tadd.s32 %r6, %r5, 1;\n\tst.global.u32 [%rd4], %r6;\n\tret;\n}\n";
+  // Two variants of it that ask what else a small launch pays for: the same
+  // work from 5 buffers (4 loads, a store: a SpMV's arrays), and the same
+  // work after 512 more instructions (8 KiB of code run once: 8 independent
+  // multiply-add chains on the loaded word, so nothing folds).
+  P += "\n.visible .entry tandem_probe_touch5(.param .u64 tandem_probe_touch5_param_0, "
+       ".param .u64 tandem_probe_touch5_param_1, .param .u64 tandem_probe_touch5_param_2, "
+       ".param .u64 tandem_probe_touch5_param_3, .param .u64 tandem_probe_touch5_param_4)\n{\n"
+       "\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<16>;\n"
+       "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
+       "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n\tmul.wide.u32 %rd1, %r4, 4;\n";
+  for (int I = 0; I < 5; ++I) {
+    std::string N = std::to_string(I), A = std::to_string(2 + I), B = std::to_string(7 + I);
+    P += "\tld.param.u64 %rd" + A + ", [tandem_probe_touch5_param_" + N + "];\n"
+         "\tcvta.to.global.u64 %rd" + A + ", %rd" + A + ";\n"
+         "\tadd.s64 %rd" + B + ", %rd" + A + ", %rd1;\n";
+    if (I < 4)
+      P += "\tld.global.u32 %r" + std::to_string(5 + I) + ", [%rd" + B + "];\n";
+  }
+  P += "\tadd.s32 %r9, %r5, %r6;\n\tadd.s32 %r10, %r7, %r8;\n\tadd.s32 %r11, %r9, %r10;\n"
+       "\tst.global.u32 [%rd11], %r11;\n\tret;\n}\n";
+  P += "\n.visible .entry tandem_probe_touch_code(.param .u64 tandem_probe_touch_code_param_0)\n"
+       "{\n\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<5>;\n"
+       "\tld.param.u64 %rd1, [tandem_probe_touch_code_param_0];\n"
+       "\tcvta.to.global.u64 %rd2, %rd1;\n"
+       "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
+       "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n\tmul.wide.u32 %rd3, %r4, 4;\n"
+       "\tadd.s64 %rd4, %rd2, %rd3;\n\tld.global.u32 %r5, [%rd4];\n"
+       "\tor.b32 %r6, %r5, 1;\n";
+  for (int C = 0; C < 8; ++C)
+    P += "\tadd.s32 %r" + std::to_string(7 + C) + ", %r5, " + std::to_string(C + 1) + ";\n";
+  for (int Round = 0; Round < 64; ++Round)
+    for (int C = 0; C < 8; ++C) {
+      std::string R = std::to_string(7 + C);
+      P += "\tmad.lo.s32 %r" + R + ", %r" + R + ", %r6, " + std::to_string(2 * Round + C + 3) +
+           ";\n";
+    }
+  P += "\txor.b32 %r15, %r7, %r8;\n\txor.b32 %r16, %r9, %r10;\n\txor.b32 %r17, %r11, %r12;\n"
+       "\txor.b32 %r18, %r13, %r14;\n\txor.b32 %r19, %r15, %r16;\n\txor.b32 %r20, %r17, %r18;\n"
+       "\txor.b32 %r21, %r19, %r20;\n\tst.global.u32 [%rd4], %r21;\n\tret;\n}\n";
+  // Shared-memory throughput: param 0 the iterations of 8 loads, 1 one float
+  // per thread. Each load is warp-wide and conflict-free (32 consecutive
+  // words of the 4 KiB ring; the 8 offsets differ by multiples of 512
+  // bytes, and the base moves 128 bytes an iteration so none is hoisted).
+  P += "\n.visible .entry tandem_probe_shared_tput(.param .u32 "
+       "tandem_probe_shared_tput_param_0, .param .u64 tandem_probe_shared_tput_param_1)\n"
+       "{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<17>;\n\t.reg .f32 %f<18>;\n"
+       "\t.reg .b64 %rd<5>;\n"
+       "\tld.param.u32 %r1, [tandem_probe_shared_tput_param_0];\n"
+       "\tld.param.u64 %rd1, [tandem_probe_shared_tput_param_1];\n"
+       "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
+       "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n\tmov.u32 %r6, tandem_probe_ring;\n"
+       "\tand.b32 %r7, %r4, 31;\n\tshl.b32 %r7, %r7, 2;\n\tmov.u32 %r8, 0;\n";
+  for (int I = 1; I <= 8; ++I)
+    P += "\tmov.f32 %f" + std::to_string(I) + ", 0f00000000;\n";
+  P += "$SHT_LOOP:\n\tand.b32 %r9, %r7, 4095;\n";
+  for (int I = 0; I < 8; ++I) {
+    std::string Off = std::to_string(512 * I), Reg = std::to_string(9 + I);
+    std::string F = std::to_string(9 + I), Acc = std::to_string(1 + I);
+    if (I > 0)
+      P += "\txor.b32 %r" + Reg + ", %r9, " + Off + ";\n";
+    P += "\tadd.s32 %r" + Reg + ", %r" + Reg + ", %r6;\n"
+         "\tld.shared.f32 %f" + F + ", [%r" + Reg + "];\n"
+         "\tadd.f32 %f" + Acc + ", %f" + Acc + ", %f" + F + ";\n";
+    if (I == 0) // %r9 is the ring offset again for the xors
+      P += "\tsub.s32 %r9, %r9, %r6;\n";
+  }
+  P += "\tadd.s32 %r7, %r7, 128;\n\tadd.s32 %r8, %r8, 1;\n"
+       "\tsetp.lt.u32 %p1, %r8, %r1;\n\t@%p1 bra $SHT_LOOP;\n" +
+       storeSumOfAccumulators(17);
+  // L2 read: param 0 the buffer, 1 its float4s, 2 the passes over it, 3 one
+  // float per thread (the sum, which keeps the loads live). Grid-stride.
+  P += "\n.visible .entry tandem_probe_l2_read(.param .u64 tandem_probe_l2_read_param_0, "
+       ".param .u32 tandem_probe_l2_read_param_1, .param .u32 tandem_probe_l2_read_param_2, "
+       ".param .u64 tandem_probe_l2_read_param_3)\n{\n\t.reg .pred %p<3>;\n"
+       "\t.reg .b32 %r<11>;\n\t.reg .f32 %f<6>;\n\t.reg .b64 %rd<9>;\n"
+       "\tld.param.u64 %rd1, [tandem_probe_l2_read_param_0];\n"
+       "\tld.param.u32 %r1, [tandem_probe_l2_read_param_1];\n"
+       "\tld.param.u32 %r2, [tandem_probe_l2_read_param_2];\n"
+       "\tld.param.u64 %rd2, [tandem_probe_l2_read_param_3];\n"
+       "\tcvta.to.global.u64 %rd3, %rd1;\n"
+       "\tmov.u32 %r3, %ctaid.x;\n\tmov.u32 %r4, %ntid.x;\n\tmov.u32 %r5, %tid.x;\n"
+       "\tmad.lo.s32 %r6, %r3, %r4, %r5;\n\tmov.u32 %r7, %nctaid.x;\n"
+       "\tmul.lo.s32 %r8, %r7, %r4;\n\tmov.f32 %f1, 0f00000000;\n\tmov.u32 %r9, 0;\n"
+       "$L2_PASS:\n\tmov.u32 %r10, %r6;\n\tsetp.ge.u32 %p1, %r10, %r1;\n"
+       "\t@%p1 bra $L2_NEXT;\n$L2_LOOP:\n"
+       "\tmul.wide.u32 %rd4, %r10, 16;\n\tadd.s64 %rd5, %rd3, %rd4;\n"
+       "\tld.global.cg.v4.f32 {%f2, %f3, %f4, %f5}, [%rd5];\n"
+       "\tadd.f32 %f1, %f1, %f2;\n\tadd.f32 %f1, %f1, %f3;\n"
+       "\tadd.f32 %f1, %f1, %f4;\n\tadd.f32 %f1, %f1, %f5;\n"
+       "\tadd.s32 %r10, %r10, %r8;\n\tsetp.lt.u32 %p1, %r10, %r1;\n"
+       "\t@%p1 bra $L2_LOOP;\n$L2_NEXT:\n\tadd.s32 %r9, %r9, 1;\n"
+       "\tsetp.lt.u32 %p2, %r9, %r2;\n\t@%p2 bra $L2_PASS;\n"
+       "\tcvta.to.global.u64 %rd6, %rd2;\n\tmul.wide.u32 %rd7, %r6, 4;\n"
+       "\tadd.s64 %rd8, %rd6, %rd7;\n\tst.global.f32 [%rd8], %f1;\n\tret;\n}\n";
+  return P;
+}
+
 /// Cycles per load of a one-thread pointer chase over \p Footprint bytes.
 double chaseCycles(Gpu &G, PtxModule &M, const char *Kernel, size_t Footprint, unsigned Steps,
                    Rng &R) {
@@ -764,14 +999,130 @@ double chaseCycles(Gpu &G, PtxModule &M, const char *Kernel, size_t Footprint, u
     Words[Order[I] * WordsPerLine] = Ring.Ptr + Order[(I + 1) % Lines] * Stride;
   Ring.upload(Words.data(), Words.size() * 8);
   unsigned Grid[3] = {1, 1, 1}, Block[3] = {1, 1, 1};
-  uint64_t Start = Ring.Ptr + Order[0] * Stride;
-  // Warm: one lap brings a cache-sized ring in (a DRAM-sized one needs none).
-  M.launch(Kernel, Grid, Block, 0, {Start, std::min<uint64_t>(Lines, Steps), Out.Ptr});
-  M.launch(Kernel, Grid, Block, 0, {Start, Steps, Out.Ptr});
-  G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", Kernel);
   uint64_t Result[2];
-  Out.download(Result, 16);
+  auto Chase = [&](uint64_t From, uint64_t Count) {
+    M.launch(Kernel, Grid, Block, 0, {From, Count, Out.Ptr});
+    G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", Kernel);
+    Out.download(Result, 16);
+  };
+  // Warm: a lap (or Steps loads) from the start. A cache-sized ring is then
+  // resident and the lap ends where it began; a DRAM-sized one is not, and
+  // the timed chase goes on from where the warm one stopped, over lines it
+  // has not touched (from the start again it would find the warm chase's
+  // lines in the L2: the first lent run measured 285 cycles so, the L2's).
+  Chase(Ring.Ptr + Order[0] * Stride, std::min<uint64_t>(Lines, Steps));
+  Chase(Result[1], Steps);
   return double(Result[0]) / Steps;
+}
+
+/// Runs one thread of \p Kernel, a probe with parameters (count, result),
+/// and returns the cycles it leaves in the result's first 8 bytes.
+uint64_t oneThreadCycles(Gpu &G, PtxModule &M, const char *Kernel, uint32_t Count) {
+  DeviceBuffer Out(G, 16, std::string(Kernel) + " result");
+  unsigned One[3] = {1, 1, 1};
+  M.launch(Kernel, One, One, 0, {Count, Out.Ptr});
+  G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", Kernel);
+  uint64_t Cycles = 0;
+  Out.download(&Cycles, 8);
+  return Cycles;
+}
+
+/// What the extra probes measured; 0 where one did not run.
+struct ExtraProbes {
+  double Copy4GbPerS = 0, Fp32TflopPerS = 0, SharedCycles = 0, L2ReadGbPerS = 0;
+  double SharedWarpAccessesPerSmCycle = 0;
+  double TouchLaunchUs = 0, TouchNextLaunchUs = 0, Touch5BuffersUs = 0, TouchLongCodeUs = 0;
+};
+
+/// Runs extraProbePtx's probes: the copy over \p Src and \p Dst (\p N
+/// floats each). A failure loses these numbers only (and is printed).
+ExtraProbes measureExtraProbes(Gpu &G, int Reps, const DeviceBuffer &Src, const DeviceBuffer &Dst,
+                               uint32_t N) {
+  ExtraProbes X;
+  try {
+    PtxModule M(G, extraProbePtx(), "the extra profile probes");
+    int Sms = 0;
+    G.Api.cuDeviceGetAttribute(&Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, G.Dev);
+    unsigned Block[3] = {256, 1, 1};
+
+    unsigned TouchGrid[3] = {32, 1, 1};
+    DeviceBuffer Touched(G, 32 * 256 * 4, "touch probe words");
+    G.check(G.Api.cuMemsetD32(Touched.Ptr, 0, 32 * 256), "cuMemsetD32", "touch probe words");
+    auto Touch = [&] { M.launch("tandem_probe_touch", TouchGrid, Block, 0, {Touched.Ptr}); };
+    Timing Touch1 = timeIt(G, Reps, Touch);
+    Timing Touch2 = timeIt(G, Reps, [&] {
+      Touch();
+      Touch();
+    });
+    X.TouchLaunchUs = Touch1.MedianMs * 1000;
+    X.TouchNextLaunchUs = (Touch2.MedianMs - Touch1.MedianMs) * 1000;
+    {
+      std::vector<DeviceBuffer> Five;
+      for (int I = 0; I < 5; ++I) {
+        Five.emplace_back(G, 32 * 256 * 4, "touch5 probe words");
+        G.check(G.Api.cuMemsetD32(Five.back().Ptr, 1, 32 * 256), "cuMemsetD32", "touch5 probe");
+      }
+      Timing T5 = timeIt(G, Reps, [&] {
+        M.launch("tandem_probe_touch5", TouchGrid, Block, 0,
+                 {Five[0].Ptr, Five[1].Ptr, Five[2].Ptr, Five[3].Ptr, Five[4].Ptr});
+      });
+      X.Touch5BuffersUs = T5.MedianMs * 1000;
+      Timing Code = timeIt(G, Reps, [&] {
+        M.launch("tandem_probe_touch_code", TouchGrid, Block, 0, {Touched.Ptr});
+      });
+      X.TouchLongCodeUs = Code.MedianMs * 1000;
+    }
+
+    unsigned CopyGrid[3] = {N / 4 / 256, 1, 1};
+    Timing Copy4 = timeIt(G, Reps, [&] {
+      M.launch("tandem_probe_copy4", CopyGrid, Block, 0, {Src.Ptr, Dst.Ptr, N / 4});
+    });
+    X.Copy4GbPerS = 2.0 * N * 4 / (Copy4.MedianMs * 1e-3) / 1e9;
+
+    // 1024 threads per SM, 8 chains each: enough to hide the FMA latency.
+    unsigned FmaGrid[3] = {unsigned(Sms) * 4, 1, 1};
+    const uint32_t Iterations = 8192;
+    DeviceBuffer Sums(G, size_t(FmaGrid[0]) * 256 * 4, "fma throughput sums");
+    Timing Fma = timeIt(G, Reps, [&] {
+      M.launch("tandem_probe_fma_tput", FmaGrid, Block, 0, {Iterations, Sums.Ptr});
+    });
+    double Flops = double(FmaGrid[0]) * 256 * Iterations * 32 * 2;
+    X.Fp32TflopPerS = Flops / (Fma.MedianMs * 1e-3) / 1e12;
+
+    const uint32_t Steps = 100000;
+    X.SharedCycles = double(oneThreadCycles(G, M, "tandem_probe_shared_chase", Steps)) / Steps;
+
+    // 1024 threads per SM, 8 loads an iteration: warp accesses per SM cycle
+    // at the driver's maximum clock (the clock the SMs ran at here).
+    int ClockKhz = 0;
+    G.Api.cuDeviceGetAttribute(&ClockKhz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, G.Dev);
+    const uint32_t SharedIterations = 4096;
+    DeviceBuffer SharedSums(G, size_t(FmaGrid[0]) * 256 * 4, "shared throughput sums");
+    Timing Shared = timeIt(G, Reps, [&] {
+      M.launch("tandem_probe_shared_tput", FmaGrid, Block, 0,
+               {SharedIterations, SharedSums.Ptr});
+    });
+    double WarpAccesses = double(FmaGrid[0]) * (256 / 32) * SharedIterations * 8;
+    X.SharedWarpAccessesPerSmCycle =
+        WarpAccesses / Sms / (Shared.MedianMs * 1e-3 * ClockKhz * 1e3);
+
+    // 16 MiB, in the L2 after timeIt's warm-up; 64 passes a launch.
+    const uint32_t Vec4s = (16u << 20) / 16, Passes = 64;
+    DeviceBuffer Resident(G, size_t(Vec4s) * 16, "L2 read buffer");
+    G.check(G.Api.cuMemsetD32(Resident.Ptr, 0x3f800000u, size_t(Vec4s) * 4), "cuMemsetD32",
+            "L2 read buffer");
+    unsigned ReadGrid[3] = {unsigned(Sms) * 8, 1, 1};
+    DeviceBuffer ReadSums(G, size_t(ReadGrid[0]) * 256 * 4, "L2 read sums");
+    Timing Read = timeIt(G, Reps, [&] {
+      M.launch("tandem_probe_l2_read", ReadGrid, Block, 0,
+               {Resident.Ptr, Vec4s, Passes, ReadSums.Ptr});
+    });
+    X.L2ReadGbPerS = double(Vec4s) * 16 * Passes / (Read.MedianMs * 1e-3) / 1e9;
+  } catch (const std::exception &E) {
+    std::cerr << "extra profile probes: " << E.what() << "\n";
+    G.recoverAfterFailure();
+  }
+  return X;
 }
 
 /// The "profile" object of the results; {"error": ...} if a probe failed.
@@ -791,6 +1142,9 @@ std::string measureProfile(Gpu &G, int Reps) {
       for (int I = 0; I < 100; ++I)
         M.launch("tandem_probe_empty", One, One, 0, {});
     });
+    // Launch latency: one empty launch alone between two events, as every
+    // row of the results is timed.
+    Timing Single = timeIt(G, Reps, [&] { M.launch("tandem_probe_empty", One, One, 0, {}); });
     // DRAM bandwidth: copying 64M floats reads and writes 256 MiB each.
     const uint32_t N = 64u << 20;
     DeviceBuffer Src(G, size_t(N) * 4, "copy probe source"), Dst(G, size_t(N) * 4, "copy probe");
@@ -802,12 +1156,9 @@ std::string measureProfile(Gpu &G, int Reps) {
     double L1 = chaseCycles(G, M, "tandem_probe_chase_ca", 16 << 10, 100000, R);
     double L2Near = chaseCycles(G, M, "tandem_probe_chase_cg", 4 << 20, 100000, R);
     double Dram = chaseCycles(G, M, "tandem_probe_chase_cg", size_t(512) << 20, 20000, R);
-    DeviceBuffer FmaOut(G, 16, "fma probe result");
     const unsigned Iterations = 4096;
-    M.launch("tandem_probe_fma", One, One, 0, {Iterations, FmaOut.Ptr});
-    G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", "tandem_probe_fma");
-    uint64_t FmaCycles = 0;
-    FmaOut.download(&FmaCycles, 8);
+    uint64_t FmaCycles = oneThreadCycles(G, M, "tandem_probe_fma", Iterations);
+    ExtraProbes Extra = measureExtraProbes(G, Reps, Src, Dst, N);
 
     // A probe that gave no usable number (0, NaN) is left out and listed
     // as not measured: the report then uses the reference's number.
@@ -816,14 +1167,31 @@ std::string measureProfile(Gpu &G, int Reps) {
         {"clock_mhz", ClockKhz / 1000.0},
         {"l2_bytes", L2},
         {"launch_overhead_us", Empty.MedianMs * 1000 / 100},
-        {"dram_gb_per_s", 2.0 * N * 4 / (Copy.MedianMs * 1e-3) / 1e9},
+        // The 16-byte copy where it ran (bulk copies reach it), else the
+        // 4-byte one; both are recorded.
+        {"dram_gb_per_s", Extra.Copy4GbPerS > 0 ? Extra.Copy4GbPerS : 2.0 * N * 4 / (Copy.MedianMs * 1e-3) / 1e9},
+        {"dram_copy_scalar_gb_per_s", 2.0 * N * 4 / (Copy.MedianMs * 1e-3) / 1e9},
+        {"dram_copy_vector_gb_per_s", Extra.Copy4GbPerS},
+        {"fp32_tflop_per_s", Extra.Fp32TflopPerS},
+        {"shared_latency_cycles", Extra.SharedCycles},
+        {"l2_read_gb_per_s", Extra.L2ReadGbPerS},
+        {"shared_warp_accesses_per_sm_cycle", Extra.SharedWarpAccessesPerSmCycle},
+        // One launch of a kernel that touches memory, and what a second one
+        // back to back adds (what the model charges a row's launches); an
+        // empty launch alone is recorded beside them.
+        {"launch_latency_us", Extra.TouchLaunchUs},
+        {"launch_next_us", Extra.TouchNextLaunchUs},
+        {"launch_latency_empty_us", Single.MedianMs * 1000},
+        {"launch_latency_5_buffers_us", Extra.Touch5BuffersUs},
+        {"launch_latency_8k_code_us", Extra.TouchLongCodeUs},
         {"l1_latency_cycles", L1},
         {"l2_latency_cycles", L2Near},
         {"dram_latency_cycles", Dram},
         {"fma_latency_cycles", double(FmaCycles) / (Iterations * 32.0)}};
-    std::vector<std::string> NotMeasured = {"fp32_tflop_per_s", "l2_gb_per_s",
-                                            "shared_latency_cycles", "l1_bytes",
-                                            "max_warps_per_sm"};
+    // l2_gb_per_s is the model's effective L2 bandwidth for gathers (tuned
+    // on a SpMV, docs/GPU.md); l2_read_gb_per_s, streaming 16-byte reads, is
+    // recorded beside it, not in its place.
+    std::vector<std::string> NotMeasured = {"l2_gb_per_s", "l1_bytes", "max_warps_per_sm"};
     std::ostringstream S;
     S << "{\"name\":" << quote(std::string(Name) + " (measured by tandem-gpu-runner)")
       << ",\"source\":\"tandem-gpu-runner probes (gpu/Runner.cpp, measureProfile); latencies "
@@ -841,7 +1209,7 @@ std::string measureProfile(Gpu &G, int Reps) {
     return S.str();
   } catch (const std::exception &E) {
     std::cerr << "profile probes: " << E.what() << "\n";
-    return "{\"error\":" + quote(E.what()) + "}";
+    return "{\"error\":" + quote(E.what()) + recoverJson(G) + "}";
   }
 }
 
@@ -1068,16 +1436,16 @@ int run(const Options &O) {
         } catch (const std::exception &E) {
           if (V == 0)
             AllCorrect = false;
-          J << "\"correct\":false,\"error\":" << quote(E.what());
           std::cerr << Name << " (" << VariantNames[V] << "): " << E.what() << "\n";
+          J << "\"correct\":false,\"error\":" << quote(E.what()) << recoverJson(G);
         }
         J << "}";
       }
       J << "}";
     } catch (const std::exception &E) {
       AllCorrect = false;
-      J << ",\"error\":" << quote(E.what());
       std::cerr << Name << ": " << E.what() << "\n";
+      J << ",\"error\":" << quote(E.what()) << recoverJson(G);
     }
     J << "}";
     Results.addCase(J.str());
@@ -1131,17 +1499,29 @@ int run(const Options &O) {
         if (V == 0)
           Keep = std::move(D);
       } catch (const std::exception &E) {
-        J << "{\"error\":" << quote(E.what()) << "}";
         std::cerr << P.Name << " " << Label << " (" << VariantNames[V] << "): " << E.what()
                   << "\n";
+        J << "{\"error\":" << quote(E.what()) << recoverJson(G) << "}";
       }
     }
     J << "}";
 #if TANDEM_HAVE_CUSPARSE
-    if (Matrix && Keep && P.Name == "spmv_scalar")
-      J << ",\"cusparse\":" << cusparseJson(G, *Matrix, *Keep, O.Reps);
-    if (Matrix && Keep && P.Name == SpmmKernel)
-      J << ",\"cusparse\":" << cusparseSpmmJson(G, *Matrix, SpmmColumns, *Keep, O.Reps);
+    // On our kernel's buffers, unless a later variant's fault reset the
+    // context and took them with it.
+    bool Sparse = Matrix && (P.Name == "spmv_scalar" || P.Name == SpmmKernel);
+    if (Sparse && Keep && Keep->alive()) {
+      try {
+        J << ",\"cusparse\":"
+          << (P.Name == SpmmKernel ? cusparseSpmmJson(G, *Matrix, SpmmColumns, *Keep, O.Reps)
+                                   : cusparseJson(G, *Matrix, *Keep, O.Reps));
+      } catch (const std::exception &E) {
+        std::cerr << P.Name << " " << Label << " (cuSPARSE): " << E.what() << "\n";
+        J << ",\"cusparse\":{\"error\":" << quote(E.what()) << recoverJson(G) << "}";
+      }
+    } else if (Sparse) {
+      J << ",\"cusparse\":{\"error\":\"not run: our kernel's buffers are gone (it failed, or a "
+           "later variant's fault reset the context)\"}";
+    }
 #else
     (void)Matrix;
     if (Matrix)
@@ -1215,6 +1595,7 @@ int run(const Options &O) {
         TimeProblem(P, *C, Label, nullptr, "");
       } catch (const std::exception &E) {
         std::cerr << "timing " << S["case"].S << ": " << E.what() << "\n";
+        G.recoverAfterFailure();
       }
     }
   };
@@ -1231,6 +1612,7 @@ int run(const Options &O) {
         TimeSparse(A, Base, Base);
       } catch (const std::exception &E) {
         std::cerr << F.S << ": " << E.what() << "\n";
+        G.recoverAfterFailure();
       }
     }
   };
@@ -1266,7 +1648,8 @@ int summarize(const std::string &Path) {
 const char *const Usage =
     "usage: tandem-gpu-runner BUNDLE --out RESULTS.json [--nvcc-dir DIR] [--reps N] "
     "[--only CASE]... [--skip-timing] [--budget-s SECONDS]\n"
-    "       tandem-gpu-runner --summarize RESULTS.json\n";
+    "       tandem-gpu-runner --summarize RESULTS.json\n"
+    "       tandem-gpu-runner --write-probe-ptx DIR\n";
 
 } // namespace
 
@@ -1299,6 +1682,12 @@ int main(int Argc, char **Argv) {
           throw std::runtime_error("--budget-s wants seconds >= 0, not '" + V + "'");
       } else if (A == "--summarize")
         Summarize = Next();
+      else if (A == "--write-probe-ptx") {
+        std::string Dir = Next();
+        std::ofstream(Dir + "/probes.ptx") << probePtx();
+        std::ofstream(Dir + "/extra-probes.ptx") << extraProbePtx();
+        return std::ifstream(Dir + "/extra-probes.ptx") ? 0 : 1;
+      }
       else if (A.rfind("-", 0) == 0 || !O.Bundle.empty())
         throw std::runtime_error("unexpected argument '" + A + "'");
       else

@@ -34,6 +34,7 @@ const ProfileKey ProfileKeys[] = {
     {"max_warps_per_sm", 1, &GpuProfile::MaxWarpsPerSm, false}, // default 64 (sm_90)
     {"l1_latency_cycles", 1, &GpuProfile::L1LatencyCycles, true},
     {"l2_latency_cycles", 1, &GpuProfile::L2LatencyCycles, true},
+    {"l2_far_latency_cycles", 1, &GpuProfile::L2FarLatencyCycles, false},
     {"dram_latency_cycles", 1, &GpuProfile::DramLatencyCycles, true},
     {"shared_latency_cycles", 1, &GpuProfile::SharedLatencyCycles, true},
     {"fma_latency_cycles", 1, &GpuProfile::FmaLatencyCycles, true},
@@ -44,6 +45,11 @@ const ProfileKey ProfileKeys[] = {
     {"l1_bytes", 1, &GpuProfile::L1Bytes, true},
     {"l2_bytes", 1, &GpuProfile::L2Bytes, true},
     {"atomics_per_s", 1, &GpuProfile::SameAddressAtomicsPerSec, false},
+    {"dram_copy_scalar_gb_per_s", 1e9, &GpuProfile::DramCopyScalarBytesPerSec, false},
+    {"dram_copy_vector_gb_per_s", 1e9, &GpuProfile::DramCopyVectorBytesPerSec, false},
+    {"launch_latency_us", 1e-6, &GpuProfile::LaunchLatencySec, false},
+    {"launch_next_us", 1e-6, &GpuProfile::LaunchNextSec, false},
+    {"shared_warp_accesses_per_sm_cycle", 1, &GpuProfile::SharedWarpAccessesPerSmCycle, false},
 };
 
 Error profileError(StringRef Name, const Twine &Msg) {
@@ -69,10 +75,11 @@ Expected<GpuProfile> gpuProfileFromJson(const json::Object &O, StringRef Name,
     } else if (!Defaults && K.Required) {
       return profileError(Name, Twine("missing '") + K.Key + "'");
     }
-    bool Optional = K.Field == &GpuProfile::SameAddressAtomicsPerSec && !V;
-    if (!Optional && !(P.*K.Field > 0 && std::isfinite(P.*K.Field)))
+    bool Absent = !K.Required && !V && !(P.*K.Field > 0);
+    if (!Absent && !(P.*K.Field > 0 && std::isfinite(P.*K.Field)))
       return profileError(Name, Twine("'") + K.Key + "' must be a positive number");
   }
+  // The optional numbers' defaults.
   if (P.SameAddressAtomicsPerSec <= 0)
     P.SameAddressAtomicsPerSec = P.ClockHz; // one per L2 clock: an assumption
   return P;
@@ -100,8 +107,32 @@ Expected<GpuProfile> loadGpuProfile(StringRef Path) {
 void writeGpuProfile(const GpuProfile &P, raw_ostream &OS) {
   json::Object O{{"name", P.Name}, {"source", P.Source}};
   for (const ProfileKey &K : ProfileKeys)
-    O[K.Key] = P.*K.Field / K.Scale;
+    if (K.Required || P.*K.Field > 0) // an optional number not known stays out
+      O[K.Key] = P.*K.Field / K.Scale;
   OS << formatv("{0:2}", json::Value(std::move(O))) << "\n";
+}
+
+GpuProfile::DramStream GpuProfile::dramStream() const {
+  // Per thread: 8 / Scalar = 8 / Peak + T and 32 / Vector = 32 / Peak + T.
+  const double S = DramCopyScalarBytesPerSec, V = DramCopyVectorBytesPerSec;
+  if (S > 0 && V > S) {
+    double Peak = 24 / (32 / V - 8 / S);
+    double PerThread = 8 / S - 8 / Peak;
+    if (Peak > 0 && PerThread > 0)
+      return {Peak, PerThread};
+  }
+  return {DramBytesPerSec, DramLatencyCycles / ClockHz / (residentWarps() * 32)};
+}
+
+double GpuProfile::l2GatherLatency(double FootprintBytes) const {
+  if (L2FarLatencyCycles <= 0 || FootprintBytes <= L2Bytes / 2)
+    return L2LatencyCycles;
+  return (L2LatencyCycles + L2FarLatencyCycles) / 2;
+}
+
+double GpuProfile::missLatency(double FootprintBytes) const {
+  return FootprintBytes > 0 && FootprintBytes <= L2Bytes ? l2GatherLatency(FootprintBytes)
+                                                         : DramLatencyCycles;
 }
 
 double chainCycles(const GpuWorkload &W, const GpuProfile &P) {
@@ -110,20 +141,41 @@ double chainCycles(const GpuWorkload &W, const GpuProfile &P) {
          W.ChainDram * P.DramLatencyCycles;
 }
 
-Prediction predictGpu(const GpuWorkload &W, const GpuProfile &P) {
+Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) {
+  // The chain's L2 steps at the latency of the workload's footprint.
+  GpuProfile P = Measured;
+  P.L2LatencyCycles = Measured.l2GatherLatency(Described.FootprintBytes);
   const double Hz = P.ClockHz;
-  double ComputeCycles = W.Flops / P.Fp32FlopsPerSec * Hz;
-  double DramCycles = W.DramBytes / P.DramBytesPerSec * Hz;
-  double L2Cycles = (W.DramBytes + W.L2OnlyBytes) / P.L2BytesPerSec * Hz;
-  double BandwidthCycles = std::max(DramCycles, L2Cycles);
+  GpuWorkload W = Described;
+  if (W.FootprintBytes > 0 && W.FootprintBytes <= P.L2Bytes) { // warm in the L2
+    W.L2OnlyBytes += W.DramBytes;
+    W.DramBytes = 0;
+    W.ChainL2 += W.ChainDram;
+    W.ChainDram = 0;
+  }
+  double ComputeCycles =
+      std::max(W.Flops / P.Fp32FlopsPerSec * Hz,
+               W.SharedWarpAccesses / (P.SmCount * P.sharedWarpAccessesPerSmCycle()));
   // Warps run in waves of what the GPU holds at once; each wave waits for
   // one warp's chain (the others run beside it).
   double Warps = std::ceil(W.Threads / 32);
   double Waves = Warps > 0 ? std::ceil(Warps / P.residentWarps()) : 0;
   double LatencyCycles = Waves * chainCycles(W, P);
+  // The bytes at the peak rate, and each thread's wait before its bytes
+  // stream (GpuProfile::dramStream).
+  GpuProfile::DramStream Stream = P.dramStream();
+  double DramCycles =
+      W.DramBytes > 0
+          ? (W.DramBytes / Stream.PeakBytesPerSec + W.Threads * Stream.SecondsPerThread) * Hz
+          : 0;
+  double L2Cycles = (W.DramBytes + W.L2OnlyBytes) / P.L2BytesPerSec * Hz;
+  double BandwidthCycles = std::max(DramCycles, L2Cycles);
 
   Breakdown B;
-  B.Launch = W.Launches * P.LaunchOverheadSec * Hz;
+  // A row is timed between two events: the first launch costs the latency
+  // of one launch alone, the others follow it back to back.
+  B.Launch =
+      W.Launches > 0 ? (P.launchLatencySec() + (W.Launches - 1) * P.launchNextSec()) * Hz : 0;
   // The three overlap: the largest is exposed, it hides the others.
   double Body = std::max({ComputeCycles, BandwidthCycles, LatencyCycles});
   if (Body == LatencyCycles && LatencyCycles > 0) {
@@ -189,19 +241,22 @@ GpuWorkload spmmWorkload(const sparse::MatrixStats &S, unsigned Columns, const G
   const double ABytes = (Rows + 1) * Word + 2 * Nnz * Word;
   const double BDram = double(S.XMisses) * S.Cache.LineBytes;
   W.DramBytes = ABytes + Rows * N * Word + BDram;
+  W.FootprintBytes = ABytes + (double(S.Cols) + Rows) * N * Word; // A, B, C
   const double Windows = std::ceil(Rows / SpmmBlockRows);
   const double BL2 = std::max(0.0, Windows * S.LinesPerWindow * BRowBytes - BDram);
   W.L2OnlyBytes = BL2 + (WarpColumns - 1) * ABytes;
   // A warp is one row: its column loads hit the line the first brought to
   // the L1, its B gathers go to the L2; the loop keeps
   // AssumedLoopLoadsInFlight of them in flight.
-  const double Steps = S.RowLengthMean / AssumedLoopLoadsInFlight;
+  // A row of any length waits at least one round of gathers.
+  const double Steps = std::max(1.0, S.RowLengthMean / AssumedLoopLoadsInFlight);
   W.ChainDram = 1; // the row pointers and the first column line
   W.ChainL1 = Steps;
   W.ChainL2 = Steps;
   W.ChainFma = S.RowLengthMean;
-  W.LongestWarpCycles = P.DramLatencyCycles + S.RowLengthMax / AssumedLoopLoadsInFlight *
-                                                  (P.L1LatencyCycles + P.L2LatencyCycles);
+  W.LongestWarpCycles = P.missLatency(W.FootprintBytes) +
+                        std::max(1.0, S.RowLengthMax / AssumedLoopLoadsInFlight) *
+                            (P.L1LatencyCycles + P.l2GatherLatency(W.FootprintBytes));
   return W;
 }
 
@@ -216,6 +271,8 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
   // Row pointers, columns and values, y: each once. x: the L2's misses.
   double XDram = double(S.XMisses) * S.Cache.LineBytes;
   W.DramBytes = (Rows + 1) * Word + 2 * Nnz * Word + Rows * Word + XDram;
+  // A, x, y (merge path adds its carries below).
+  W.FootprintBytes = (Rows + 1 + 2 * Nnz + double(S.Cols) + Rows) * Word;
   // x gathers served by the L2: a window's distinct sectors (the L1 keeps
   // the lines a warp's rows share while it works on them).
   double XL2 = std::max(0.0, Windows * S.LinesPerWindow * S.Cache.LineBytes - XDram);
@@ -237,7 +294,8 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     W.Threads = Rows;
     if (S.RowLengthMean > 1 && !L1HoldsWarpSteps(S.RowLengthMean))
       W.L2OnlyBytes += 2 * Nnz * (Sector - Word);
-    double StepsPerRow = S.RowLengthMean / AssumedLoopLoadsInFlight;
+    // A row of any length waits at least one round of gathers.
+    double StepsPerRow = std::max(1.0, S.RowLengthMean / AssumedLoopLoadsInFlight);
     // One warp waits for its longest lane: the window imbalance.
     double MeanWarpSteps = StepsPerRow * std::max(1.0, S.WindowImbalance);
     // A step: the column load hits the line its first load brought to the
@@ -246,9 +304,9 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     W.ChainL1 = MeanWarpSteps;
     W.ChainL2 = MeanWarpSteps;
     W.ChainFma = S.RowLengthMean;
-    double LongestSteps = S.RowLengthMax / AssumedLoopLoadsInFlight;
-    W.LongestWarpCycles = P.DramLatencyCycles +
-                          LongestSteps * (P.L1LatencyCycles + P.L2LatencyCycles);
+    double LongestSteps = std::max(1.0, S.RowLengthMax / AssumedLoopLoadsInFlight);
+    W.LongestWarpCycles = P.missLatency(W.FootprintBytes) +
+                          LongestSteps * (P.L1LatencyCycles + P.l2GatherLatency(W.FootprintBytes));
     break;
   }
   case SpmvVariant::Vector: {
@@ -258,14 +316,19 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     // imbalance term below).
     double NonEmpty = Rows - S.EmptyRows;
     double Steps = NonEmpty > 0 ? std::max(1.0, (Nnz / NonEmpty) / 32) : 0;
-    W.ChainDram = 1 + Steps / AssumedLoopLoadsInFlight; // the row pointers, column lines
-    W.ChainL2 = Steps / AssumedLoopLoadsInFlight;
+    // Rounds of (column line, x gather), up to AssumedLoopLoadsInFlight
+    // steps a round; a row waits at least one.
+    double Rounds = NonEmpty > 0 ? std::max(1.0, Steps / AssumedLoopLoadsInFlight) : 0;
+    W.ChainDram = 1 + Rounds; // the row pointers, then the column lines
+    W.ChainL2 = Rounds;
     W.ChainShared = 5; // the shuffle reduction
     W.ChainFma = Steps + 5;
-    double LongestSteps = std::ceil(S.RowLengthMax / 32.0) / AssumedLoopLoadsInFlight;
-    W.LongestWarpCycles = P.DramLatencyCycles +
-                          LongestSteps * (P.DramLatencyCycles + P.L2LatencyCycles) +
-                          5 * P.SharedLatencyCycles;
+    double LongestSteps =
+        std::max(1.0, std::ceil(S.RowLengthMax / 32.0) / AssumedLoopLoadsInFlight);
+    W.LongestWarpCycles =
+        P.missLatency(W.FootprintBytes) +
+        LongestSteps * (P.missLatency(W.FootprintBytes) + P.l2GatherLatency(W.FootprintBytes)) +
+        5 * P.SharedLatencyCycles;
     break;
   }
   case SpmvVariant::Merge: {
@@ -284,6 +347,7 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     W.ChainDram = 1;
     W.ChainFma = NnzPerThread;
     W.LongestWarpCycles = 0; // equal shares by construction
+    W.FootprintBytes += 2 * W.Threads * Word; // the carries
     break;
   }
   }

@@ -8,21 +8,30 @@
 // statistics (sparse/Stats.h) by spmvWorkload() and spmmWorkload(). docs/GPU.md ("The gpu
 // model") explains it; in short, a launch costs
 //
-//   launch overhead x launches
+//   launch latency + next launch x (launches - 1)
 //   + max(compute, memory bandwidth, memory latency)   -- these overlap
 //   + load imbalance (the longest single thread's or warp's chain beyond
 //     that max: a critical path no other warp can hide)
 //   + synchronization (same-address atomics, serialized at the L2)
 //
-//   compute          flops / fp32 throughput
-//   memory bandwidth max(DRAM bytes / DRAM bandwidth,
+//   compute          max(flops / fp32 throughput, warp shared accesses /
+//                        (SMs x shared accesses per SM cycle))
+//   memory bandwidth max(DRAM bytes / peak + threads x cost per thread,
 //                        (DRAM + L2-only bytes) / L2 bandwidth)
+//                    (a thread's bytes stream only after its accesses
+//                    waited a latency, shared with the threads resident
+//                    beside it: GpuProfile::dramStream, from two copy
+//                    probes with 8 and 32 bytes a thread)
 //   memory latency   waves x one thread's dependent chain, where a wave is
 //                    as many warps as the GPU holds at once (SMs x warps
 //                    per SM) and the chain is the latencies it waits for in
 //                    order (dependent loads at their level, FMAs, shuffles)
 //                    (when it is the largest, its load part is reported
 //                    as memory latency, its FMA/shuffle part as compute)
+//
+// A workload whose buffers fit the L2 (FootprintBytes <= l2_bytes) is
+// predicted with its DRAM traffic and DRAM chain steps moved to the L2: the
+// runner's repetitions find the data there.
 //
 // Input invariants: every count and byte figure is non-negative; the
 // profile's rates and clock are positive (parseGpuProfile checks).
@@ -59,22 +68,70 @@ struct GpuProfile {
   double ClockHz = 0;          ///< "clock_mhz" x 1e6 (the clock the latencies are in)
   double MaxWarpsPerSm = 64;   ///< "max_warps_per_sm"
   double L1LatencyCycles = 0;  ///< "l1_latency_cycles" (pointer chase)
-  double L2LatencyCycles = 0;  ///< "l2_latency_cycles"
+  double L2LatencyCycles = 0;  ///< "l2_latency_cycles" (near: a footprint in half the L2)
+  /// "l2_far_latency_cycles": a line in the far partition of the L2 (0:
+  /// not known; the near latency is used). See l2GatherLatency().
+  double L2FarLatencyCycles = 0;
   double DramLatencyCycles = 0; ///< "dram_latency_cycles"
   double SharedLatencyCycles = 0; ///< "shared_latency_cycles" (also a warp shuffle)
   double FmaLatencyCycles = 0; ///< "fma_latency_cycles" (dependent fp32 FMA)
   double DramBytesPerSec = 0;  ///< "dram_gb_per_s" x 1e9: bytes read + written
+  /// "dram_copy_scalar_gb_per_s" and "dram_copy_vector_gb_per_s" x 1e9: the
+  /// runner's copies with 4 and 16 bytes per thread (0 when not measured).
+  /// Together they split a streaming kernel's DRAM time into bytes at a
+  /// peak rate and a cost per thread (dramStream()).
+  double DramCopyScalarBytesPerSec = 0, DramCopyVectorBytesPerSec = 0;
   double L2BytesPerSec = 0;    ///< "l2_gb_per_s" x 1e9: L2 <-> SM bytes
   double Fp32FlopsPerSec = 0;  ///< "fp32_tflop_per_s" x 1e12 (an FMA is 2 flops)
   double LaunchOverheadSec = 0; ///< "launch_overhead_us" x 1e-6, back to back
+  /// "launch_latency_us" x 1e-6: one launch of a kernel that touches
+  /// memory, timed alone between two events as the runner times every row
+  /// (0: not measured). The first launch of a row costs this.
+  double LaunchLatencySec = 0;
+  /// "launch_next_us" x 1e-6: what a second such launch back to back adds
+  /// (0: not measured). Each launch of a row after the first.
+  double LaunchNextSec = 0;
+  /// "shared_warp_accesses_per_sm_cycle": conflict-free warp-wide shared
+  /// memory instructions an SM completes per cycle (0: not measured).
+  double SharedWarpAccessesPerSmCycle = 0;
   double L1Bytes = 0;          ///< "l1_bytes" per SM (L1 + shared carve-out max)
   double L2Bytes = 0;          ///< "l2_bytes"
   /// Same-address atomics the L2 completes per second ("atomics_per_s";
   /// default one per clock when absent).
   double SameAddressAtomicsPerSec = 0;
 
+  /// The numbers above with their defaults where not measured: a launch
+  /// then costs the back-to-back overhead, and an SM one warp access a cycle
+  /// (32 banks of 4 bytes).
+  double launchLatencySec() const {
+    return LaunchLatencySec > 0 ? LaunchLatencySec : LaunchOverheadSec;
+  }
+  double launchNextSec() const { return LaunchNextSec > 0 ? LaunchNextSec : LaunchOverheadSec; }
+  double sharedWarpAccessesPerSmCycle() const {
+    return SharedWarpAccessesPerSmCycle > 0 ? SharedWarpAccessesPerSmCycle : 1;
+  }
   /// Warps resident on the whole GPU at once.
   double residentWarps() const { return SmCount * MaxWarpsPerSm; }
+  /// DRAM time of a kernel moving B bytes over T threads, each of which
+  /// issues its accesses and ends: B / PeakBytesPerSec + T x SecondsPerThread.
+  /// The per-thread part is the latency a thread's accesses wait before its
+  /// bytes stream, shared by the threads resident with it. From the two copy
+  /// probes (8 and 32 bytes a thread), where measured; else the peak is
+  /// dram_gb_per_s and a thread costs a DRAM latency over the resident
+  /// threads.
+  struct DramStream {
+    double PeakBytesPerSec, SecondsPerThread;
+  };
+  DramStream dramStream() const;
+  /// The L2 latency of gathers over \p FootprintBytes: the near latency
+  /// while the footprint fits half the L2 (each partition then holds a
+  /// copy of what its SMs read), else the mean of near and far (half the
+  /// lines are in the other partition).
+  double l2GatherLatency(double FootprintBytes) const;
+  /// The latency of a load that misses the L1 in a workload of \p
+  /// FootprintBytes timed by repetition: DRAM's, or the L2's where the
+  /// footprint fits the L2 (the repetitions find it there).
+  double missLatency(double FootprintBytes) const;
 };
 
 /// Reads a profile from the JSON object \p O (see GpuProfile for the keys).
@@ -100,6 +157,14 @@ struct GpuWorkload {
   double DramBytes = 0;        ///< bytes read from and written to DRAM
   double L2OnlyBytes = 0;      ///< L2 <-> SM bytes that hit in the L2 (beyond DramBytes)
   double Flops = 0;            ///< fp32 flops, all threads
+  /// Bytes of every buffer the launches touch (0: unknown). The runner
+  /// times a row by repeating it on the same buffers, so where they fit the
+  /// L2 they are found there: DRAM bytes and DRAM steps of the chain are
+  /// then L2 ones.
+  double FootprintBytes = 0;
+  /// Warp-wide shared-memory instructions (loads and stores, each one
+  /// conflict-free access), all warps: with flops, the compute term.
+  double SharedWarpAccesses = 0;
   /// One thread's dependent chain (what it waits for in order), per warp:
   /// counts of dependent steps at each latency. Threads of a warp run
   /// together, so this is also a warp's chain.

@@ -81,6 +81,7 @@ struct DriverFunctions {
                                    CUdevice Dev) = nullptr;
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *Ctx, CUdevice Dev) = nullptr;
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice Dev) = nullptr;        // _v2
+  CUresult (*cuDevicePrimaryCtxReset)(CUdevice Dev) = nullptr;          // _v2
   CUresult (*cuCtxSetCurrent)(CUcontext Ctx) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuModuleLoadDataEx)(CUmodule *Module, const void *Image,
@@ -178,11 +179,12 @@ inline bool loadDriverApi(const std::string &LibraryName, DriverApi &Api,
       detail::bindSymbol(Library, Api.cuDeviceGetCount, {"cuDeviceGetCount"}, Missing) &&
       detail::bindSymbol(Library, Api.cuDeviceGetName, {"cuDeviceGetName"}, Missing) &&
       detail::bindSymbol(Library, Api.cuDeviceGetAttribute, {"cuDeviceGetAttribute"}, Missing) &&
-      detail::bindSymbol(Library, Api.cuDevicePrimaryCtxRetain,
-                         {"cuDevicePrimaryCtxRetain"}, Missing) &&
-      detail::bindSymbol(Library, Api.cuDevicePrimaryCtxRelease,
-                         {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"},
+      detail::bindSymbol(Library, Api.cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"},
                          Missing) &&
+      detail::bindSymbol(Library, Api.cuDevicePrimaryCtxRelease,
+                         {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}, Missing) &&
+      detail::bindSymbol(Library, Api.cuDevicePrimaryCtxReset,
+                         {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"}, Missing) &&
       detail::bindSymbol(Library, Api.cuCtxSetCurrent, {"cuCtxSetCurrent"}, Missing) &&
       detail::bindSymbol(Library, Api.cuCtxSynchronize, {"cuCtxSynchronize"}, Missing) &&
       detail::bindSymbol(Library, Api.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}, Missing) &&

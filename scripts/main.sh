@@ -10,7 +10,8 @@
 #
 # gpu rows (docs/GPU.md): TANDEM_GPU_RESULTS=FILE adds the rows of a GPU
 # runner's gpu-results.json (measured on a lent GPU by scripts/gpu-check.sh,
-# bundle in build-gpu-bundle/). On a machine that has both a GPU (nvidia-smi
+# bundle in build-gpu-bundle/, exported again if absent);
+# profiles/h200-gpu-results-2026-12-04.json is the run on the lent H200. On a machine that has both a GPU (nvidia-smi
 # lists one) and this build, the script runs the GPU check itself first
 # (bundle, runner, results in build-gpu-results/) and adds its rows.
 #
@@ -27,8 +28,15 @@ bash scripts/install-deps.sh
 cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTANDEM_DEBUG_INFO=lines >/dev/null
 ninja -C build -j "$jobs" tandem
 gpu_args=()
+matrices=$(cd "$repo/.." && pwd)/shared/matrices
+[ -d "$matrices" ] || matrices=
 if [ -n "${TANDEM_GPU_RESULTS:-}" ]; then
   gpu_args=(--gpu-results "$TANDEM_GPU_RESULTS")
+  # The rows' matrices come from the bundle the results were measured from;
+  # exported again here when absent (the same matrices, the same sizes).
+  if [ ! -f build-gpu-bundle/manifest.json ]; then
+    build/tools/tandem/tandem suite-export build-gpu-bundle ${matrices:+--matrices "$matrices"} >/dev/null
+  fi
 elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   echo "main: a GPU is present: running scripts/gpu-check.sh for the gpu rows" >&2
   if bash scripts/gpu-check.sh --prepare "$repo/build/tools/tandem/tandem" &&

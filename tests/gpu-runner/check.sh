@@ -66,6 +66,64 @@ json.dump(r, open(sys.argv[2], "w"))' "$work/b.json" "$work/stopped.json"
 expect_status "--summarize of a stopped run" 1 "incomplete: the run was stopped at timing vadd n=64M" \
   "$runner" --summarize "$work/stopped.json"
 
+# The profile probes are PTX written by hand in the runner: ptxas must
+# accept them (a wrong register count once cost a lent run its numbers).
+"$runner" --write-probe-ptx "$work" || { echo "--write-probe-ptx failed"; exit 1; }
+ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+if [ -x "$ptxas" ]; then
+  for f in probes extra-probes; do
+    "$ptxas" -arch=sm_90 "$work/$f.ptx" -o "$work/$f.cubin" ||
+      { echo "ptxas rejects the runner's $f.ptx"; exit 1; }
+  done
+  probes="the profile probes pass ptxas"
+else
+  echo "SKIPPED: ptxas of the profile probes (no ptxas: the CUDA toolkit is not installed)"
+  probes="the profile probes SKIPPED (no ptxas)"
+fi
+
+# The results of the lent H200 run kept in the repository summarize as a
+# complete, correct run.
+"$runner" --summarize "$(dirname "$0")/../../profiles/h200-gpu-results-2026-12-04.json" \
+  > "$work/h200.txt" || { echo "the kept H200 results do not summarize as complete and correct:"; cat "$work/h200.txt"; exit 1; }
+grep -q "correctness (ours, every suite case): PASS" "$work/h200.txt" ||
+  { echo "the kept H200 results are not all correct:"; cat "$work/h200.txt"; exit 1; }
+
+# A kernel that faults with an illegal address leaves the context unusable
+# (a sticky error: every later call fails). The runner resets it and goes on:
+# the case after the faulting one still passes, and the faulting one's entry
+# says the context was reset. (The first lent H200 run lost every timing
+# after one such fault.)
+python3 - "$work/bundle" <<'PY'
+import copy, json, os, sys
+bundle = sys.argv[1]
+m = json.load(open(os.path.join(bundle, "manifest.json")))
+vadd = next(c for c in m["cases"] if c["name"] == "vadd")
+sticky = copy.deepcopy(vadd)
+sticky["name"] = "sticky"
+for l in sticky["launches"]:
+    l["kernel"] = "fault_sticky"
+os.makedirs(os.path.join(bundle, "sticky"), exist_ok=True)
+ptx = open(os.path.join(bundle, vadd["variants"]["ours"])).read()
+assert ".entry vadd(" in ptx, "no vadd entry to rename"
+open(os.path.join(bundle, "sticky", "ours.ptx"), "w").write(
+    ptx.replace(".entry vadd(", ".entry fault_sticky(").replace("vadd_param_", "fault_sticky_param_"))
+sticky["variants"] = {"ours": "sticky/ours.ptx"}
+m["cases"].insert(0, sticky)
+json.dump(m, open(os.path.join(bundle, "manifest.json"), "w"))
+PY
+expect_status "a sticky fault" 1 "context was reset after a sticky error" \
+  env TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/f.json" --only sticky \
+  --only vadd --skip-timing
+python3 - "$work/f.json" <<'PY' || { cat "$work/out.txt"; exit 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+cases = {c["name"]: c["variants"]["ours"] for c in r["cases"]}
+assert list(cases) == ["sticky", "vadd"], cases
+assert cases["sticky"]["correct"] is False and "ILLEGAL_ADDRESS" in cases["sticky"]["context_reset"], cases["sticky"]
+assert cases["vadd"]["correct"] is True, ("vadd after the fault", cases["vadd"])
+assert r["all_correct"] is False, r["all_correct"]
+PY
+
 # The fake does not compute const_conv (its outputs stay poisoned), but the
 # variable writes before the launch must not fail.
 TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/r.json" --only const_conv \
@@ -108,4 +166,4 @@ math = [t for t in r["timing"] if t["case"] == "math_functions"]
 assert [t["size"] for t in math] == ["n=4194304"], ("math_functions timing entries", r["timing"])
 assert "time" in math[0]["variants"]["ours"], ("our math_functions was not timed", math[0])
 PY
-echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete); const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed"
+echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete), and after a case whose sticky fault reset the context; const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed; $probes"

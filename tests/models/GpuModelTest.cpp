@@ -8,6 +8,7 @@
 #include "sparse/Csr.h"
 #include "sparse/Stats.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,18 @@ GpuProfile testProfile() {
   if (!P) {
     ADD_FAILURE() << llvm::toString(P.takeError());
     return {};
+  }
+  return *P;
+}
+
+/// The test card with \p Json's numbers read over it (a measured profile
+/// over its defaults).
+GpuProfile testProfileWith(const char *Json) {
+  GpuProfile Base = testProfile();
+  llvm::Expected<GpuProfile> P = parseGpuProfile(Json, "measured", &Base);
+  if (!P) {
+    ADD_FAILURE() << llvm::toString(P.takeError());
+    return Base;
   }
   return *P;
 }
@@ -115,9 +128,30 @@ TEST(GpuProfile, ReferenceFileLoads) {
   EXPECT_DOUBLE_EQ(P->LaunchOverheadSec, 3.5e-6);
 }
 
+// The profile the runner measured on the lent H200 (2026-12-04) reads over
+// the reference, which fills what it did not measure.
+TEST(GpuProfile, TheMeasuredH200ProfileReadsOverTheReference) {
+  llvm::Expected<GpuProfile> Ref = loadGpuProfile(TANDEM_GPU_REFERENCE_PROFILE);
+  ASSERT_TRUE(bool(Ref)) << llvm::toString(Ref.takeError());
+  auto Text = llvm::MemoryBuffer::getFile(TANDEM_GPU_MEASURED_PROFILE);
+  ASSERT_TRUE(bool(Text));
+  llvm::Expected<GpuProfile> P =
+      parseGpuProfile((*Text)->getBuffer(), TANDEM_GPU_MEASURED_PROFILE, &*Ref);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  EXPECT_DOUBLE_EQ(P->SmCount, 132);
+  EXPECT_DOUBLE_EQ(P->L2BytesPerSec, Ref->L2BytesPerSec); // not measured
+  EXPECT_GT(P->LaunchLatencySec, 0);
+  EXPECT_GT(P->DramCopyVectorBytesPerSec, P->DramCopyScalarBytesPerSec);
+  GpuProfile::DramStream S = P->dramStream();
+  EXPECT_GT(S.PeakBytesPerSec, P->DramCopyVectorBytesPerSec);
+  EXPECT_GT(S.SecondsPerThread, 0);
+}
+
 // A pure streaming kernel (vadd: two loads, one store per thread): bytes /
-// DRAM bandwidth + launch, bandwidth-bound.
-TEST(GpuModel, StreamingKernelIsBytesOverBandwidthPlusLaunch) {
+// DRAM bandwidth, plus each thread's wait (without the copy probes, a DRAM
+// latency shared by the resident threads), plus the launch;
+// bandwidth-bound.
+TEST(GpuModel, StreamingKernelIsBytesOverBandwidthPlusAWaitPerThreadPlusLaunch) {
   GpuProfile P = testProfile();
   std::mt19937_64 Rng(11);
   for (int Trial = 0; Trial < 5; ++Trial) {
@@ -129,7 +163,8 @@ TEST(GpuModel, StreamingKernelIsBytesOverBandwidthPlusLaunch) {
     W.Flops = N;
     W.ChainDram = 1;
     Prediction R = predictGpu(W, P);
-    double Want = 12 * N / 1e12 + 2e-6;
+    double PerThread = 500 / 1e9 / (6400 * 32.0);
+    double Want = 12 * N / 1e12 + N * PerThread + 2e-6;
     EXPECT_NEAR(seconds(R, P), Want, Want * 1e-12) << N;
     EXPECT_EQ(R.Bound, "memory bandwidth");
     EXPECT_NEAR(sumParts(R.Parts), R.Cycles, R.Cycles * 1e-12);
@@ -181,6 +216,119 @@ TEST(GpuModel, SameAddressAtomicsSerialize) {
   EXPECT_EQ(R.Bound, "synchronization");
 }
 
+// The optional numbers and their defaults where not measured: a launch
+// costs the back-to-back overhead, an SM one shared warp access a cycle, a
+// far L2 line the near latency.
+TEST(GpuProfile, OptionalNumbersDefaultWhereNotMeasured) {
+  GpuProfile P = testProfile();
+  EXPECT_DOUBLE_EQ(P.launchLatencySec(), 2e-6);
+  EXPECT_DOUBLE_EQ(P.launchNextSec(), 2e-6);
+  EXPECT_DOUBLE_EQ(P.sharedWarpAccessesPerSmCycle(), 1);
+  EXPECT_DOUBLE_EQ(P.l2GatherLatency(1e12), 200);
+
+  GpuProfile Measured = testProfileWith(
+      R"({"launch_latency_us": 7, "launch_next_us": 5, "shared_warp_accesses_per_sm_cycle": 0.5,
+          "l2_far_latency_cycles": 400})");
+  const GpuProfile *M = &Measured;
+  EXPECT_DOUBLE_EQ(M->launchLatencySec(), 7e-6);
+  EXPECT_DOUBLE_EQ(M->launchNextSec(), 5e-6);
+  EXPECT_DOUBLE_EQ(M->sharedWarpAccessesPerSmCycle(), 0.5);
+  // Near while the footprint fits half the L2, then the mean of near and far.
+  EXPECT_DOUBLE_EQ(M->l2GatherLatency(P.L2Bytes / 2), 200);
+  EXPECT_DOUBLE_EQ(M->l2GatherLatency(P.L2Bytes / 2 + 1), 300);
+  // A miss: the L2's latency while everything fits the L2, else DRAM's.
+  EXPECT_DOUBLE_EQ(M->missLatency(P.L2Bytes), 300);
+  EXPECT_DOUBLE_EQ(M->missLatency(P.L2Bytes + 1), 500);
+  EXPECT_DOUBLE_EQ(M->missLatency(0), 500); // footprint unknown
+
+  // Written and read back, the unmeasured ones stay unmeasured.
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  writeGpuProfile(P, OS);
+  EXPECT_EQ(Text.find("launch_next_us"), std::string::npos) << Text;
+  llvm::Expected<GpuProfile> Q = parseGpuProfile(Text, "written");
+  ASSERT_TRUE(bool(Q)) << llvm::toString(Q.takeError());
+  EXPECT_DOUBLE_EQ(Q->launchNextSec(), 2e-6);
+}
+
+// A row's first launch costs the launch latency, each further one the next
+// launch's cost.
+TEST(GpuModel, LaunchesCostTheLatencyThenTheNextLaunch) {
+  GpuProfile P = testProfileWith(R"({"launch_latency_us": 7, "launch_next_us": 5})");
+  GpuWorkload W;
+  W.Threads = 32;
+  W.ChainFma = 1;
+  W.Launches = 3;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Launch, (7e-6 + 2 * 5e-6) * 1e9);
+  W.Launches = 1;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Launch, 7e-6 * 1e9);
+}
+
+// The copy probes (8 bytes a thread at the scalar rate, 32 at the vector
+// rate) split DRAM time into bytes at a peak and a wait per thread; the
+// model then reproduces both probes exactly, and a kernel in between (vadd,
+// 12 bytes a thread) lands between their rates.
+TEST(GpuModel, TheCopyProbesSplitDramTimeIntoBytesAndThreads) {
+  GpuProfile Measured =
+      testProfileWith(R"({"dram_copy_scalar_gb_per_s": 600, "dram_copy_vector_gb_per_s": 900})");
+  const GpuProfile *P = &Measured;
+  GpuProfile::DramStream S = P->dramStream();
+  EXPECT_NEAR(S.PeakBytesPerSec, 24 / (32 / 900e9 - 8 / 600e9), 1);
+  EXPECT_GT(S.PeakBytesPerSec, 900e9);
+  const double N = 1 << 24;
+  auto DramSeconds = [&](double Threads, double Bytes) {
+    GpuWorkload W;
+    W.Threads = Threads;
+    W.DramBytes = Bytes;
+    Prediction R = predictGpu(W, *P);
+    EXPECT_EQ(R.Bound, "memory bandwidth");
+    return R.Parts.MemoryBandwidth / P->ClockHz;
+  };
+  EXPECT_NEAR(DramSeconds(N, 8 * N), 8 * N / 600e9, 1e-12);
+  EXPECT_NEAR(DramSeconds(N / 4, 8 * N), 8 * N / 900e9, 1e-12);
+  double Vadd = DramSeconds(N, 12 * N);
+  EXPECT_LT(Vadd, 12 * N / 600e9);
+  EXPECT_GT(Vadd, 12 * N / 900e9);
+
+  // Probes that do not make sense (vector slower): the fallback.
+  GpuProfile Odd =
+      testProfileWith(R"({"dram_copy_scalar_gb_per_s": 900, "dram_copy_vector_gb_per_s": 600})");
+  EXPECT_DOUBLE_EQ(Odd.dramStream().PeakBytesPerSec, testProfile().DramBytesPerSec);
+}
+
+// Warp-wide shared accesses over the SMs' rate are compute time.
+TEST(GpuModel, SharedAccessesAreCompute) {
+  GpuProfile P = testProfileWith(R"({"shared_warp_accesses_per_sm_cycle": 0.5})");
+  GpuWorkload W;
+  W.Threads = 1 << 20;
+  W.SharedWarpAccesses = 3e7;
+  Prediction R = predictGpu(W, P);
+  EXPECT_EQ(R.Bound, "compute");
+  EXPECT_DOUBLE_EQ(R.Parts.Compute, 3e7 / (100 * 0.5));
+}
+
+// Buffers that fit the L2 are found there by the timing's repetitions: the
+// DRAM bytes become L2 bytes and the chain's DRAM steps L2 steps.
+TEST(GpuModel, WorkThatFitsTheL2IsServedByIt) {
+  GpuProfile P = testProfile();
+  GpuWorkload W;
+  W.Threads = 32;
+  W.ChainDram = 10;
+  W.DramBytes = 1000;
+  W.FootprintBytes = P.L2Bytes + 1;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.MemoryLatency, 10 * 500);
+  W.FootprintBytes = P.L2Bytes;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.MemoryLatency, 10 * 200);
+
+  // Streaming: no DRAM time left, only the L2's.
+  GpuWorkload S;
+  S.Threads = 1 << 16;
+  S.DramBytes = 1 << 19;
+  S.FootprintBytes = 1 << 19;
+  Prediction R = predictGpu(S, P);
+  EXPECT_DOUBLE_EQ(R.Parts.MemoryBandwidth, double(1 << 19) / 3e12 * 1e9);
+}
+
 /// \p Rows rows of \p Short nonzeros and one of \p Long (row 0), random
 /// columns.
 sparse::CsrMatrix oneLongRow(uint32_t Rows, uint32_t Short, uint32_t Long, uint64_t Seed) {
@@ -208,13 +356,18 @@ sparse::CsrMatrix oneLongRow(uint32_t Rows, uint32_t Short, uint32_t Long, uint6
 // not imbalance-bound and is faster.
 TEST(GpuModel, ScalarSpmvWithOneLongRowIsImbalanceBound) {
   GpuProfile P = testProfile();
-  sparse::CsrMatrix A = oneLongRow(20000, 4, 20000, 5);
+  sparse::CsrMatrix A = oneLongRow(40000, 4, 40000, 5);
   sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForL2(P));
-  ASSERT_EQ(S.RowLengthMax, 20000u);
-  Prediction Scalar = predictGpu(spmvWorkload(S, SpmvVariant::Scalar, P), P);
+  ASSERT_EQ(S.RowLengthMax, 40000u);
+  GpuWorkload W = spmvWorkload(S, SpmvVariant::Scalar, P);
+  // A, x and y: more than the test card's 1 MiB L2, so the first miss goes
+  // to DRAM.
+  EXPECT_DOUBLE_EQ(W.FootprintBytes, (40001 + 2 * double(S.Nnz) + 2 * 40000) * 4);
+  ASSERT_GT(W.FootprintBytes, P.L2Bytes);
+  Prediction Scalar = predictGpu(W, P);
   EXPECT_EQ(Scalar.Bound, "load imbalance");
-  // The long row: a DRAM miss, then 20000 / 4 (L1 + L2) steps.
-  double Longest = 500 + 20000.0 / AssumedLoopLoadsInFlight * (30 + 200);
+  // The long row: a DRAM miss, then 40000 / 4 (L1 + L2) steps.
+  double Longest = 500 + 40000.0 / AssumedLoopLoadsInFlight * (30 + 200);
   EXPECT_NEAR(Scalar.Cycles - Scalar.Parts.Launch, Longest, 1e-6 * Longest);
   Prediction Merge = predictGpu(spmvWorkload(S, SpmvVariant::Merge, P), P);
   EXPECT_EQ(Merge.Parts.LoadImbalance, 0);
@@ -285,8 +438,9 @@ TEST(GpuModel, SpmmBBeyondTheL2MissesToDram) {
 TEST(GpuModel, SpmmWithOneLongRowIsImbalanceBound) {
   GpuProfile P = testProfile();
   sparse::CsrMatrix A = oneLongRow(20000, 4, 20000, 5);
-  Prediction R =
-      predictGpu(spmmWorkload(sparse::computeStats(A, cacheShapeForSpmm(P, 32)), 32, P), P);
+  GpuWorkload W = spmmWorkload(sparse::computeStats(A, cacheShapeForSpmm(P, 32)), 32, P);
+  ASSERT_GT(W.FootprintBytes, P.L2Bytes); // B and C alone are 5 MB
+  Prediction R = predictGpu(W, P);
   EXPECT_EQ(R.Bound, "load imbalance");
   double Longest = 500 + 20000.0 / AssumedLoopLoadsInFlight * (30 + 200);
   EXPECT_NEAR(R.Cycles - R.Parts.Launch, Longest, 1e-6 * Longest);

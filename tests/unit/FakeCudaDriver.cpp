@@ -13,6 +13,9 @@
 //  - PTX containing FAKE_JIT_ERROR fails to load with a canned JIT log; a
 //    kernel named fail_launch fails at cuLaunchKernel, fault_async at
 //    cuEventSynchronize (as a real fault does, after the launch returned);
+//  - a kernel named fault_sticky faults as a real illegal address does: the
+//    context is unusable until cuDevicePrimaryCtxReset, every launch, load,
+//    allocation, copy and synchronization failing with the fault;
 //  - module-scope .global/.const variables get zeroed host memory of the
 //    declared size (`.TYPE NAME[N]` or `.TYPE NAME`) from cuModuleGetGlobal,
 //    freed with the module; a kernel named bump_counter (no parameters)
@@ -72,6 +75,8 @@ struct State {
   unsigned LastShared = 0;
   std::vector<unsigned char> LastParams; // each parameter's bytes, in order
   CUresult PendingFault = Ok;
+  CUresult Sticky = Ok; ///< set by fault_sticky, cleared by a context reset
+  int Resets = 0;
   int LiveAllocations = 0;
 } S;
 
@@ -92,6 +97,7 @@ extern "C" {
 void fake_cuda_set_device_count(int N) { S.DeviceCount = N; }
 int fake_cuda_launches() { return S.Launches; }
 int fake_cuda_live_allocations() { return S.LiveAllocations; }
+int fake_cuda_resets() { return S.Resets; }
 void fake_cuda_last_launch(unsigned Dims[6], unsigned *Shared, unsigned char *Params,
                            size_t *ParamBytes) {
   std::memcpy(Dims, S.LastDims, sizeof(S.LastDims));
@@ -132,11 +138,18 @@ CUresult cuDevicePrimaryCtxRetain(void **Ctx, int) {
   return Ok;
 }
 CUresult cuDevicePrimaryCtxRelease_v2(int) { return Ok; }
+CUresult cuDevicePrimaryCtxReset_v2(int) {
+  S.Sticky = Ok; // what the context held is gone (the fake leaks it)
+  ++S.Resets;
+  return Ok;
+}
 CUresult cuCtxSetCurrent(void *) { return Ok; }
-CUresult cuCtxSynchronize() { return Ok; }
+CUresult cuCtxSynchronize() { return S.Sticky; }
 
 CUresult cuModuleLoadDataEx(void **Out, const void *Image, unsigned NumOptions, int *Options,
                             void **Values) {
+  if (S.Sticky)
+    return S.Sticky;
   std::string Ptx = static_cast<const char *>(Image);
   if (Ptx.find("FAKE_JIT_ERROR") != std::string::npos) {
     for (unsigned I = 0; I < NumOptions; ++I) {
@@ -191,6 +204,8 @@ CUresult cuModuleGetFunction(void **Fn, void *Mod, const char *Name) {
 CUresult cuFuncSetAttribute(void *, int, int) { return Ok; }
 
 CUresult cuMemAlloc_v2(unsigned long long *P, size_t Bytes) {
+  if (S.Sticky)
+    return S.Sticky;
   *P = reinterpret_cast<unsigned long long>(std::calloc(Bytes, 1));
   ++S.LiveAllocations;
   return *P ? Ok : InvalidValue;
@@ -201,10 +216,14 @@ CUresult cuMemFree_v2(unsigned long long P) {
   return Ok;
 }
 CUresult cuMemcpyHtoD_v2(unsigned long long Dst, const void *Src, size_t Bytes) {
+  if (S.Sticky)
+    return S.Sticky;
   std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
   return Ok;
 }
 CUresult cuMemcpyDtoH_v2(void *Dst, unsigned long long Src, size_t Bytes) {
+  if (S.Sticky)
+    return S.Sticky;
   std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
   return Ok;
 }
@@ -218,8 +237,14 @@ CUresult cuLaunchKernel(void *Fn, unsigned Gx, unsigned Gy, unsigned Gz, unsigne
                         unsigned By, unsigned Bz, unsigned Shared, void *, void **Params,
                         void **) {
   auto *F = static_cast<Function *>(Fn);
+  if (S.Sticky)
+    return S.Sticky;
   if (F->Entry->Name == "fail_launch")
     return LaunchFailed;
+  if (F->Entry->Name == "fault_sticky") {
+    S.Sticky = IllegalAddress;
+    return Ok; // as a real launch does: the fault shows at the next call
+  }
   ++S.Launches;
   unsigned Dims[6] = {Gx, Gy, Gz, Bx, By, Bz};
   std::memcpy(S.LastDims, Dims, sizeof(Dims));
@@ -260,6 +285,8 @@ CUresult cuEventDestroy_v2(void *E) {
 }
 CUresult cuEventRecord(void *, void *) { return Ok; }
 CUresult cuEventSynchronize(void *) {
+  if (S.Sticky)
+    return S.Sticky;
   CUresult R = S.PendingFault;
   S.PendingFault = Ok;
   return R;

@@ -61,18 +61,20 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     double N = Num("n");
     if (Case == "vadd" || Case == "saxpy") { // 2 loads, 1 store per element
       W.Threads = N;
-      W.DramBytes = 12 * N;
+      W.DramBytes = W.FootprintBytes = 12 * N;
       W.Flops = Case == "vadd" ? N : 2 * N;
       W.ChainDram = 1;
       return true;
     }
     if (Case == "block_reduce" || Case == "warp_reduce" || Case == "histogram") {
-      // Grid-stride loops: N / threads independent loads per thread (in
-      // flight AssumedLoopLoadsInFlight at a time), then the combine.
+      // Grid-stride loops: N / threads loads per thread, then the combine.
+      // One load in flight at a time: neither ptxas nor the front ends
+      // unroll a loop whose stride is gridDim x blockDim (the SASS of ours,
+      // nvcc's and LLVM's: one LDG per iteration, 2026-12-04).
       W.Threads = PersistentThreads;
-      W.DramBytes = 4 * N;
+      W.DramBytes = W.FootprintBytes = 4 * N;
       W.Flops = N;
-      W.ChainDram = 1 + N / PersistentThreads / AssumedLoopLoadsInFlight;
+      W.ChainDram = 1 + N / PersistentThreads;
       if (Case == "block_reduce")
         W.ChainShared = 8; // a shared-memory tree over 256 threads
       if (Case == "warp_reduce") {
@@ -83,16 +85,16 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
       // (spread over bins), not serialized: an assumption.
       return true;
     }
-    if (Case == "hash64") { // one load, two stores; integer mixing not modelled
+    if (Case == "hash64") { // a 64-bit key in, a 64-bit hash out; mixing not modelled
       W.Threads = N;
-      W.DramBytes = 12 * N;
+      W.DramBytes = W.FootprintBytes = 16 * N;
       W.ChainDram = 1;
       W.ChainFma = 20; // about 20 dependent integer ops at FMA latency
       return true;
     }
     if (Case == "divergent") {
       W.Threads = N;
-      W.DramBytes = 8 * N;
+      W.DramBytes = W.FootprintBytes = 8 * N;
       W.ChainDram = 1;
       W.ChainFma = 32; // both sides of the branch, serialized
       return true;
@@ -101,11 +103,14 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
   }
   if (Gen == "grid2d") { // one read (neighbours from cache), one write per point
     double P = Num("width") * Num("height");
-    W.Threads = P;
-    W.DramBytes = 8 * P;
+    // stencil5: a thread a point; transpose: 32 x 8 threads a 32 x 32 tile.
+    W.Threads = Case == "transpose" ? P / 4 : P;
+    W.DramBytes = W.FootprintBytes = 8 * P;
     W.Flops = Case == "stencil5" ? 6 * P : 0;
     W.ChainDram = 1;
     W.ChainShared = Case == "transpose" ? 1 : 0;
+    if (Case == "transpose") // each element once into the tile, once out
+      W.SharedWarpAccesses = 2 * P / 32;
     return Case == "stencil5" || Case == "transpose";
   }
   if (Gen == "gemm" && Case == "sgemm_tiled") {
@@ -114,22 +119,28 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     double M = Num("m"), N = Num("n"), K = Num("k");
     W.Threads = M * N;
     W.Flops = 2 * M * N * K;
-    W.DramBytes = 4 * (M * K + K * N + M * N);
+    W.DramBytes = W.FootprintBytes = 4 * (M * K + K * N + M * N);
     W.L2OnlyBytes = 4 * (M * K * (N / 16) + K * N * (M / 16));
     W.ChainL2 = K / 16;
     W.ChainFma = K;
     W.ChainShared = K / 16 * 2; // tile loads and the barrier around them
+    // Per warp and tile: 16 LDS of B's column, 4 LDS.128 of A's row (a
+    // broadcast), 2 STS filling the tiles (the SASS of ours and nvcc's).
+    W.SharedWarpAccesses = M * N / 32 * (K / 16) * 22;
     return true;
   }
   if (Gen == "rows" && Case == "softmax_rows") {
-    // A block per row: max, sum of exp, scale: three passes over the row,
-    // the first from DRAM, the others from L1/L2; ~8 flops per element.
+    // A block of 128 threads per row (the runner's launch): max, sum of
+    // exp, scale: three passes over the row, the first from DRAM, the
+    // others from L1/L2; ~8 flops per element.
     double R = Num("rows"), C = Num("cols");
-    W.Threads = R * 256;
-    W.DramBytes = 8 * R * C;
+    W.Threads = R * 128;
+    W.DramBytes = W.FootprintBytes = 8 * R * C;
     W.Flops = 8 * R * C;
-    W.ChainDram = 1 + C / 256 / AssumedLoopLoadsInFlight;
-    W.ChainL2 = 2 * C / 256 / AssumedLoopLoadsInFlight;
+    // Each pass is a blockDim-strided loop, not unrolled (one LDG per pass
+    // in the SASS of ours and nvcc's): one load in flight.
+    W.ChainDram = 1 + C / 128;
+    W.ChainL2 = 2 * C / 128;
     W.ChainShared = 2 * 8; // two block reductions
     return true;
   }
