@@ -3,19 +3,22 @@
 # our PTX against nvcc's and LLVM NVPTX's, and SpMV against cuSPARSE.
 #
 #   bash scripts/gpu-check.sh --prepare [TANDEM]   here (LLVM 19, no GPU):
-#       write the bundle (tandem suite-export) to build-gpu-bundle/ and
-#       build the runner with g++ to prove it compiles. TANDEM is the tandem
-#       binary (default build/tools/tandem/tandem).
+#       write the bundle (tandem suite-export) to build-gpu-bundle/, with
+#       tandem-gpu-device-smoke (the runtime's gpu device, built beside
+#       TANDEM) in it, and build the runner with g++ to prove it compiles.
+#       TANDEM is the tandem binary (default build/tools/tandem/tandem).
 #   bash scripts/gpu-check.sh                      on the lent GPU machine
-#       (CUDA, CMake, no LLVM): nvcc's PTX of every case, the runner built,
-#       run (under 5 minutes: no new timing after 240 s, stopped at 290 s),
-#       results in $OUT/gpu-results.json (or build-gpu-results/ without
-#       $OUT; whole after every entry, so a stopped run keeps what it
-#       measured), the table printed last.
+#       (CUDA, CMake, no LLVM): the runtime's gpu device's smoke checks,
+#       nvcc's PTX of every case, the runner built, run (under 5 minutes:
+#       no new timing after 240 s, stopped at 290 s), results in
+#       $OUT/gpu-results.json and device-smoke.txt (or build-gpu-results/
+#       without $OUT; whole after every entry, so a stopped run keeps what
+#       it measured), the table printed last.
 #
-# Exit status: 0 every suite case correct from our PTX; 1 a wrong result or
-# a failure; 3 no GPU or no driver here (nothing measured); 2 usage; 124 the
-# runner was stopped at 290 s (the table is of what it measured until then).
+# Exit status: 0 every suite case correct from our PTX and the runtime's gpu
+# device passed its smoke checks; 1 a wrong result or a failure; 3 no GPU or
+# no driver here (nothing measured); 2 usage; 124 the runner was stopped at
+# 290 s (the table is of what it measured until then).
 # Never changes the GPU's clocks or settings.
 set -uo pipefail
 
@@ -55,6 +58,14 @@ prepare() {
   local matrices=$ROOT/../shared/matrices
   rm -rf "$BUNDLE"
   "$tandem" suite-export "$BUNDLE" ${matrices:+--matrices "$matrices"} || exit 1
+  # The runtime's own gpu device, carried as a program that needs no LLVM
+  # (tools/gpu-device-smoke): the check runs it first.
+  local smoke; smoke=$(dirname "$tandem")/../gpu-device-smoke/tandem-gpu-device-smoke
+  if [[ -x $smoke ]]; then
+    cp "$smoke" "$BUNDLE/"
+  else
+    say "no tandem-gpu-device-smoke beside '$tandem' (ninja tandem-gpu-device-smoke): the check will skip it"
+  fi
   local kib; kib=$(du -sk "$BUNDLE" | cut -f1)
   say "bundle: $BUNDLE ($((kib / 1024)) MiB; the device tool carries at most 64 MiB in all)"
   (( kib < 60 * 1024 )) || { say "the bundle is too large to carry"; exit 1; }
@@ -89,6 +100,14 @@ check() {
   mkdir -p "$WORK" "$RESULTS"
   rm -rf "$WORK/nvcc"
   say "nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null || echo 'not available (no driver?)')"
+  local smoke_rc=0
+  if [[ -x $BUNDLE/tandem-gpu-device-smoke ]]; then
+    say "the runtime's gpu device (tandem-gpu-device-smoke):"
+    "$BUNDLE/tandem-gpu-device-smoke" "$BUNDLE/vadd/ours.ptx" 2>&1 | tee "$RESULTS/device-smoke.txt" >&2
+    smoke_rc=${PIPESTATUS[0]}
+  else
+    say "SKIPPED: the runtime's gpu device (no tandem-gpu-device-smoke in the bundle)"
+  fi
   nvcc_ptx
   build_runner "$WORK/runner" || { say "the runner does not build"; exit 1; }
   local table=$WORK/table.txt
@@ -111,6 +130,10 @@ check() {
       fi ;;
   esac
   cat "$table"
+  if ((rc == 0 && smoke_rc != 0)); then
+    say "the runtime's gpu device failed its smoke checks (status $smoke_rc; $RESULTS/device-smoke.txt)"
+    rc=1
+  fi
   exit $rc
 }
 
