@@ -907,6 +907,35 @@ std::string extraProbePtx() {
   }
   P += "\tadd.s32 %r9, %r5, %r6;\n\tadd.s32 %r10, %r7, %r8;\n\tadd.s32 %r11, %r9, %r10;\n"
        "\tst.global.u32 [%rd11], %r11;\n\tret;\n}\n";
+  // Three loads from three buffers, then a store to a fourth: dependent
+  // (each loaded word the next index: the buffers hold i at i) or
+  // independent. Their difference is what a launch's chain of first
+  // touches costs (a SpMV's row pointers, columns, x), to compare with the
+  // small rows' gap over the touch probe (docs/NOTES.md).
+  for (bool Chained : {true, false}) {
+    std::string K = Chained ? "tandem_probe_chain3" : "tandem_probe_parallel3";
+    P += "\n.visible .entry " + K + "(.param .u64 " + K + "_param_0, .param .u64 " + K +
+         "_param_1, .param .u64 " + K + "_param_2, .param .u64 " + K + "_param_3)\n{\n"
+         "\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<20>;\n"
+         "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
+         "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n";
+    for (int I = 0; I < 4; ++I) {
+      std::string N = std::to_string(I), A = std::to_string(1 + I);
+      P += "\tld.param.u64 %rd" + A + ", [" + K + "_param_" + N + "];\n"
+           "\tcvta.to.global.u64 %rd" + A + ", %rd" + A + ";\n";
+    }
+    // Load I reads buffer I at index %r<4+I> (chained) or %r4 (not).
+    for (int I = 0; I < 3; ++I) {
+      std::string Index = Chained ? std::to_string(4 + I) : "4";
+      std::string Off = std::to_string(5 + 2 * I), Addr = std::to_string(6 + 2 * I);
+      P += "\tmul.wide.u32 %rd" + Off + ", %r" + Index + ", 4;\n"
+           "\tadd.s64 %rd" + Addr + ", %rd" + std::to_string(1 + I) + ", %rd" + Off + ";\n"
+           "\tld.global.u32 %r" + std::to_string(5 + I) + ", [%rd" + Addr + "];\n";
+    }
+    P += "\tadd.s32 %r8, %r5, %r6;\n\tadd.s32 %r9, %r8, %r7;\n"
+         "\tmul.wide.u32 %rd11, %r4, 4;\n\tadd.s64 %rd12, %rd4, %rd11;\n"
+         "\tst.global.u32 [%rd12], %r9;\n\tret;\n}\n";
+  }
   P += "\n.visible .entry tandem_probe_touch_code(.param .u64 tandem_probe_touch_code_param_0)\n"
        "{\n\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<5>;\n"
        "\tld.param.u64 %rd1, [tandem_probe_touch_code_param_0];\n"
@@ -1032,6 +1061,7 @@ struct ExtraProbes {
   double Copy4GbPerS = 0, Fp32TflopPerS = 0, SharedCycles = 0, L2ReadGbPerS = 0;
   double SharedWarpAccessesPerSmCycle = 0;
   double TouchLaunchUs = 0, TouchNextLaunchUs = 0, Touch5BuffersUs = 0, TouchLongCodeUs = 0;
+  double Chain3Us = 0, Parallel3Us = 0;
 };
 
 /// Runs extraProbePtx's probes: the copy over \p Src and \p Dst (\p N
@@ -1067,6 +1097,18 @@ ExtraProbes measureExtraProbes(Gpu &G, int Reps, const DeviceBuffer &Src, const 
                  {Five[0].Ptr, Five[1].Ptr, Five[2].Ptr, Five[3].Ptr, Five[4].Ptr});
       });
       X.Touch5BuffersUs = T5.MedianMs * 1000;
+      // Buffers 0..2 hold i at i, so a chained load stays at its index.
+      std::vector<uint32_t> Identity(32 * 256);
+      std::iota(Identity.begin(), Identity.end(), 0u);
+      for (int I = 0; I < 3; ++I)
+        Five[I].upload(Identity.data(), Identity.size() * 4);
+      for (bool Chained : {true, false}) {
+        Timing T = timeIt(G, Reps, [&] {
+          M.launch(Chained ? "tandem_probe_chain3" : "tandem_probe_parallel3", TouchGrid, Block,
+                   0, {Five[0].Ptr, Five[1].Ptr, Five[2].Ptr, Five[3].Ptr});
+        });
+        (Chained ? X.Chain3Us : X.Parallel3Us) = T.MedianMs * 1000;
+      }
       Timing Code = timeIt(G, Reps, [&] {
         M.launch("tandem_probe_touch_code", TouchGrid, Block, 0, {Touched.Ptr});
       });
@@ -1184,6 +1226,8 @@ std::string measureProfile(Gpu &G, int Reps) {
         {"launch_latency_empty_us", Single.MedianMs * 1000},
         {"launch_latency_5_buffers_us", Extra.Touch5BuffersUs},
         {"launch_latency_8k_code_us", Extra.TouchLongCodeUs},
+        {"launch_latency_chain3_us", Extra.Chain3Us},
+        {"launch_latency_parallel3_us", Extra.Parallel3Us},
         {"l1_latency_cycles", L1},
         {"l2_latency_cycles", L2Near},
         {"dram_latency_cycles", Dram},
