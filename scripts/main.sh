@@ -39,6 +39,7 @@ if [ -n "${TANDEM_GPU_RESULTS:-}" ]; then
   fi
 elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   echo "main: a GPU is present: running scripts/gpu-check.sh for the gpu rows" >&2
+  ninja -C build -j "$jobs" tandem-gpu-device-smoke # the check runs it first
   if bash scripts/gpu-check.sh --prepare "$repo/build/tools/tandem/tandem" &&
      OUT="$repo/build-gpu-results" bash scripts/gpu-check.sh; then :; else
     echo "main: the GPU check failed or found wrong results (see above); its rows are still" \
