@@ -753,6 +753,15 @@ double maxRelDifference(const std::vector<uint32_t> &A, const std::vector<uint32
 // L1 size, warps per SM) are listed in "not_measured" and the report takes
 // them from the reference profile.
 
+/// PTX putting the thread's index in the grid, ctaid.x x ntid.x + tid.x,
+/// in %r<R+3> (%r<R>..%r<R+2> hold the three parts: %r<R+1> is ntid.x).
+std::string globalThreadIndexPtx(int R) {
+  auto Reg = [&](int I) { return "%r" + std::to_string(R + I); };
+  return "\tmov.u32 " + Reg(0) + ", %ctaid.x;\n\tmov.u32 " + Reg(1) + ", %ntid.x;\n\tmov.u32 " +
+         Reg(2) + ", %tid.x;\n\tmad.lo.s32 " + Reg(3) + ", " + Reg(0) + ", " + Reg(1) + ", " +
+         Reg(2) + ";\n";
+}
+
 std::string probePtx() {
   std::string P = ".version 7.8\n.target sm_90\n.address_size 64\n\n"
                   ".visible .entry tandem_probe_empty()\n{\n\tret;\n}\n\n"
@@ -762,9 +771,9 @@ std::string probePtx() {
                   "\t.reg .b64 %rd<8>;\n"
                   "\tld.param.u64 %rd1, [tandem_probe_copy_param_0];\n"
                   "\tld.param.u64 %rd2, [tandem_probe_copy_param_1];\n"
-                  "\tld.param.u32 %r1, [tandem_probe_copy_param_2];\n"
-                  "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
-                  "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n\tsetp.ge.u32 %p1, %r5, %r1;\n"
+                  "\tld.param.u32 %r1, [tandem_probe_copy_param_2];\n" +
+                  globalThreadIndexPtx(2) +
+                  "\tsetp.ge.u32 %p1, %r5, %r1;\n"
                   "\t@%p1 bra $COPY_DONE;\n"
                   "\tcvta.to.global.u64 %rd3, %rd1;\n\tcvta.to.global.u64 %rd4, %rd2;\n"
                   "\tmul.wide.u32 %rd5, %r5, 4;\n\tadd.s64 %rd6, %rd3, %rd5;\n"
@@ -815,6 +824,41 @@ std::string storeSumOfAccumulators(int Sum) {
              "\tadd.s64 %rd4, %rd2, %rd3;\n\tst.global.f32 [%rd4], " + F + ";\n\tret;\n}\n";
 }
 
+/// A kernel \p K that loads a word from each of buffers 0..Loads-1 (its
+/// first Loads parameters) and stores their sum to buffer Loads, at the
+/// thread's index. Chained: each load's index is the word the one before
+/// loaded (so the buffers must hold i at i: the loads wait on each other,
+/// as a SpMV's row pointers, columns and x do); else every load is at the
+/// thread's index. Their difference is what a launch's chain of first
+/// touches costs, against the small rows' gap over the touch probe
+/// (docs/NOTES.md).
+std::string bufferLoadsProbePtx(const std::string &K, int Loads, bool Chained) {
+  auto Num = [](int I) { return std::to_string(I); };
+  std::string P = "\n.visible .entry " + K + "(";
+  for (int I = 0; I <= Loads; ++I)
+    P += (I ? ", .param .u64 " : ".param .u64 ") + K + "_param_" + Num(I);
+  P += ")\n{\n\t.reg .b32 %r<" + Num(2 * Loads + 4) + ">;\n\t.reg .b64 %rd<20>;\n" +
+       globalThreadIndexPtx(1);
+  for (int I = 0; I <= Loads; ++I) // the buffers' addresses: %rd1..%rd<Loads+1>
+    P += "\tld.param.u64 %rd" + Num(1 + I) + ", [" + K + "_param_" + Num(I) + "];\n" +
+         "\tcvta.to.global.u64 %rd" + Num(1 + I) + ", %rd" + Num(1 + I) + ";\n";
+  // Load I reads buffer I at index %r<4+I> (chained) or %r4 into %r<5+I>.
+  for (int I = 0; I < Loads; ++I) {
+    std::string Off = Num(Loads + 2 + 2 * I), Addr = Num(Loads + 3 + 2 * I);
+    P += "\tmul.wide.u32 %rd" + Off + ", %r" + Num(Chained ? 4 + I : 4) + ", 4;\n" +
+         "\tadd.s64 %rd" + Addr + ", %rd" + Num(1 + I) + ", %rd" + Off + ";\n" +
+         "\tld.global.u32 %r" + Num(5 + I) + ", [%rd" + Addr + "];\n";
+  }
+  // The sum: %r<5+Loads> = %r5 + %r6, then each next load added.
+  for (int I = 1; I < Loads; ++I)
+    P += "\tadd.s32 %r" + Num(4 + Loads + I) + ", %r" + Num(I == 1 ? 5 : 3 + Loads + I) + ", %r" +
+         Num(5 + I) + ";\n";
+  std::string Off = Num(3 * Loads + 2), Addr = Num(3 * Loads + 3);
+  return P + "\tmul.wide.u32 %rd" + Off + ", %r4, 4;\n\tadd.s64 %rd" + Addr + ", %rd" +
+         Num(Loads + 1) + ", %rd" + Off + ";\n\tst.global.u32 [%rd" + Addr + "], %r" +
+         Num(3 + 2 * Loads) + ";\n\tret;\n}\n";
+}
+
 /// Probes added after the first lent run, in a module of their own so that
 /// should one not load, the probes above still give their numbers: a copy
 /// with 16-byte accesses (what bulk copies reach), fp32 FMA throughput (8
@@ -829,9 +873,9 @@ std::string extraProbePtx() {
        "{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .f32 %f<5>;\n\t.reg .b64 %rd<8>;\n"
        "\tld.param.u64 %rd1, [tandem_probe_copy4_param_0];\n"
        "\tld.param.u64 %rd2, [tandem_probe_copy4_param_1];\n"
-       "\tld.param.u32 %r1, [tandem_probe_copy4_param_2];\n"
-       "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
-       "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n\tsetp.ge.u32 %p1, %r5, %r1;\n"
+       "\tld.param.u32 %r1, [tandem_probe_copy4_param_2];\n" +
+       globalThreadIndexPtx(2) +
+       "\tsetp.ge.u32 %p1, %r5, %r1;\n"
        "\t@%p1 bra $COPY4_DONE;\n"
        "\tcvta.to.global.u64 %rd3, %rd1;\n\tcvta.to.global.u64 %rd4, %rd2;\n"
        "\tmul.wide.u32 %rd5, %r5, 16;\n\tadd.s64 %rd6, %rd3, %rd5;\n"
@@ -843,9 +887,8 @@ std::string extraProbePtx() {
        ".param .u64 tandem_probe_fma_tput_param_1)\n{\n\t.reg .pred %p<2>;\n"
        "\t.reg .b32 %r<7>;\n\t.reg .f32 %f<12>;\n\t.reg .b64 %rd<5>;\n"
        "\tld.param.u32 %r1, [tandem_probe_fma_tput_param_0];\n"
-       "\tld.param.u64 %rd1, [tandem_probe_fma_tput_param_1];\n"
-       "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
-       "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n\tcvt.rn.f32.u32 %f1, %r5;\n";
+       "\tld.param.u64 %rd1, [tandem_probe_fma_tput_param_1];\n" +
+       globalThreadIndexPtx(2) + "\tcvt.rn.f32.u32 %f1, %r5;\n";
   for (int I = 2; I <= 8; ++I)
     P += "\tadd.f32 %f" + std::to_string(I) + ", %f" + std::to_string(I - 1) + ", 0f3F800000;\n";
   P += "\tmov.f32 %f9, 0f3F7FFFFE;\n\tmov.f32 %f10, 0f3A83126F;\n\tmov.u32 %r6, 0;\n"
@@ -882,66 +925,25 @@ std::string extraProbePtx() {
   P += "\n.visible .entry tandem_probe_touch(.param .u64 tandem_probe_touch_param_0)\n{\n"
        "\t.reg .b32 %r<7>;\n\t.reg .b64 %rd<5>;\n"
        "\tld.param.u64 %rd1, [tandem_probe_touch_param_0];\n"
-       "\tcvta.to.global.u64 %rd2, %rd1;\n"
-       "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
-       "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n\tmul.wide.u32 %rd3, %r4, 4;\n"
+       "\tcvta.to.global.u64 %rd2, %rd1;\n" +
+       globalThreadIndexPtx(1) +
+       "\tmul.wide.u32 %rd3, %r4, 4;\n"
        "\tadd.s64 %rd4, %rd2, %rd3;\n\tld.global.u32 %r5, [%rd4];\n"
        "\tadd.s32 %r6, %r5, 1;\n\tst.global.u32 [%rd4], %r6;\n\tret;\n}\n";
-  // Two variants of it that ask what else a small launch pays for: the same
-  // work from 5 buffers (4 loads, a store: a SpMV's arrays), and the same
-  // work after 512 more instructions (8 KiB of code run once: 8 independent
-  // multiply-add chains on the loaded word, so nothing folds).
-  P += "\n.visible .entry tandem_probe_touch5(.param .u64 tandem_probe_touch5_param_0, "
-       ".param .u64 tandem_probe_touch5_param_1, .param .u64 tandem_probe_touch5_param_2, "
-       ".param .u64 tandem_probe_touch5_param_3, .param .u64 tandem_probe_touch5_param_4)\n{\n"
-       "\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<16>;\n"
-       "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
-       "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n\tmul.wide.u32 %rd1, %r4, 4;\n";
-  for (int I = 0; I < 5; ++I) {
-    std::string N = std::to_string(I), A = std::to_string(2 + I), B = std::to_string(7 + I);
-    P += "\tld.param.u64 %rd" + A + ", [tandem_probe_touch5_param_" + N + "];\n"
-         "\tcvta.to.global.u64 %rd" + A + ", %rd" + A + ";\n"
-         "\tadd.s64 %rd" + B + ", %rd" + A + ", %rd1;\n";
-    if (I < 4)
-      P += "\tld.global.u32 %r" + std::to_string(5 + I) + ", [%rd" + B + "];\n";
-  }
-  P += "\tadd.s32 %r9, %r5, %r6;\n\tadd.s32 %r10, %r7, %r8;\n\tadd.s32 %r11, %r9, %r10;\n"
-       "\tst.global.u32 [%rd11], %r11;\n\tret;\n}\n";
-  // Three loads from three buffers, then a store to a fourth: dependent
-  // (each loaded word the next index: the buffers hold i at i) or
-  // independent. Their difference is what a launch's chain of first
-  // touches costs (a SpMV's row pointers, columns, x), to compare with the
-  // small rows' gap over the touch probe (docs/NOTES.md).
-  for (bool Chained : {true, false}) {
-    std::string K = Chained ? "tandem_probe_chain3" : "tandem_probe_parallel3";
-    P += "\n.visible .entry " + K + "(.param .u64 " + K + "_param_0, .param .u64 " + K +
-         "_param_1, .param .u64 " + K + "_param_2, .param .u64 " + K + "_param_3)\n{\n"
-         "\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<20>;\n"
-         "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
-         "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n";
-    for (int I = 0; I < 4; ++I) {
-      std::string N = std::to_string(I), A = std::to_string(1 + I);
-      P += "\tld.param.u64 %rd" + A + ", [" + K + "_param_" + N + "];\n"
-           "\tcvta.to.global.u64 %rd" + A + ", %rd" + A + ";\n";
-    }
-    // Load I reads buffer I at index %r<4+I> (chained) or %r4 (not).
-    for (int I = 0; I < 3; ++I) {
-      std::string Index = Chained ? std::to_string(4 + I) : "4";
-      std::string Off = std::to_string(5 + 2 * I), Addr = std::to_string(6 + 2 * I);
-      P += "\tmul.wide.u32 %rd" + Off + ", %r" + Index + ", 4;\n"
-           "\tadd.s64 %rd" + Addr + ", %rd" + std::to_string(1 + I) + ", %rd" + Off + ";\n"
-           "\tld.global.u32 %r" + std::to_string(5 + I) + ", [%rd" + Addr + "];\n";
-    }
-    P += "\tadd.s32 %r8, %r5, %r6;\n\tadd.s32 %r9, %r8, %r7;\n"
-         "\tmul.wide.u32 %rd11, %r4, 4;\n\tadd.s64 %rd12, %rd4, %rd11;\n"
-         "\tst.global.u32 [%rd12], %r9;\n\tret;\n}\n";
-  }
+  // Variants of it that ask what else a small launch pays for: the same
+  // work from more buffers (bufferLoadsProbePtx: 5, a SpMV's arrays; and
+  // 3 loads chained or not), and the same work after 512 more instructions
+  // (8 KiB of code run once: 8 independent multiply-add chains on the loaded
+  // word, so nothing folds).
+  P += bufferLoadsProbePtx("tandem_probe_touch5", 4, /*Chained=*/false);
+  P += bufferLoadsProbePtx("tandem_probe_chain3", 3, /*Chained=*/true);
+  P += bufferLoadsProbePtx("tandem_probe_parallel3", 3, /*Chained=*/false);
   P += "\n.visible .entry tandem_probe_touch_code(.param .u64 tandem_probe_touch_code_param_0)\n"
        "{\n\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<5>;\n"
        "\tld.param.u64 %rd1, [tandem_probe_touch_code_param_0];\n"
-       "\tcvta.to.global.u64 %rd2, %rd1;\n"
-       "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
-       "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n\tmul.wide.u32 %rd3, %r4, 4;\n"
+       "\tcvta.to.global.u64 %rd2, %rd1;\n" +
+       globalThreadIndexPtx(1) +
+       "\tmul.wide.u32 %rd3, %r4, 4;\n"
        "\tadd.s64 %rd4, %rd2, %rd3;\n\tld.global.u32 %r5, [%rd4];\n"
        "\tor.b32 %r6, %r5, 1;\n";
   for (int C = 0; C < 8; ++C)
@@ -964,9 +966,9 @@ std::string extraProbePtx() {
        "{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<17>;\n\t.reg .f32 %f<18>;\n"
        "\t.reg .b64 %rd<5>;\n"
        "\tld.param.u32 %r1, [tandem_probe_shared_tput_param_0];\n"
-       "\tld.param.u64 %rd1, [tandem_probe_shared_tput_param_1];\n"
-       "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
-       "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n\tmov.u32 %r6, tandem_probe_ring;\n"
+       "\tld.param.u64 %rd1, [tandem_probe_shared_tput_param_1];\n" +
+       globalThreadIndexPtx(2) +
+       "\tmov.u32 %r6, tandem_probe_ring;\n"
        "\tand.b32 %r7, %r4, 31;\n\tshl.b32 %r7, %r7, 2;\n\tmov.u32 %r8, 0;\n";
   for (int I = 1; I <= 8; ++I)
     P += "\tmov.f32 %f" + std::to_string(I) + ", 0f00000000;\n";
@@ -995,9 +997,9 @@ std::string extraProbePtx() {
        "\tld.param.u32 %r1, [tandem_probe_l2_read_param_1];\n"
        "\tld.param.u32 %r2, [tandem_probe_l2_read_param_2];\n"
        "\tld.param.u64 %rd2, [tandem_probe_l2_read_param_3];\n"
-       "\tcvta.to.global.u64 %rd3, %rd1;\n"
-       "\tmov.u32 %r3, %ctaid.x;\n\tmov.u32 %r4, %ntid.x;\n\tmov.u32 %r5, %tid.x;\n"
-       "\tmad.lo.s32 %r6, %r3, %r4, %r5;\n\tmov.u32 %r7, %nctaid.x;\n"
+       "\tcvta.to.global.u64 %rd3, %rd1;\n" +
+       globalThreadIndexPtx(3) +
+       "\tmov.u32 %r7, %nctaid.x;\n"
        "\tmul.lo.s32 %r8, %r7, %r4;\n\tmov.f32 %f1, 0f00000000;\n\tmov.u32 %r9, 0;\n"
        "$L2_PASS:\n\tmov.u32 %r10, %r6;\n\tsetp.ge.u32 %p1, %r10, %r1;\n"
        "\t@%p1 bra $L2_NEXT;\n$L2_LOOP:\n"
@@ -1064,15 +1066,14 @@ struct ExtraProbes {
   double Chain3Us = 0, Parallel3Us = 0;
 };
 
-/// Runs extraProbePtx's probes: the copy over \p Src and \p Dst (\p N
-/// floats each). A failure loses these numbers only (and is printed).
-ExtraProbes measureExtraProbes(Gpu &G, int Reps, const DeviceBuffer &Src, const DeviceBuffer &Dst,
-                               uint32_t N) {
+/// Runs extraProbePtx's probes on a GPU of \p Sms multiprocessors at \p
+/// ClockKhz: the copy over \p Src and \p Dst (\p N floats each). A failure
+/// loses these numbers only (and is printed).
+ExtraProbes measureExtraProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const DeviceBuffer &Src,
+                               const DeviceBuffer &Dst, uint32_t N) {
   ExtraProbes X;
   try {
     PtxModule M(G, extraProbePtx(), "the extra profile probes");
-    int Sms = 0;
-    G.Api.cuDeviceGetAttribute(&Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, G.Dev);
     unsigned Block[3] = {256, 1, 1};
 
     unsigned TouchGrid[3] = {32, 1, 1};
@@ -1136,8 +1137,6 @@ ExtraProbes measureExtraProbes(Gpu &G, int Reps, const DeviceBuffer &Src, const 
 
     // 1024 threads per SM, 8 loads an iteration: warp accesses per SM cycle
     // at the driver's maximum clock (the clock the SMs ran at here).
-    int ClockKhz = 0;
-    G.Api.cuDeviceGetAttribute(&ClockKhz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, G.Dev);
     const uint32_t SharedIterations = 4096;
     DeviceBuffer SharedSums(G, size_t(FmaGrid[0]) * 256 * 4, "shared throughput sums");
     Timing Shared = timeIt(G, Reps, [&] {
@@ -1200,7 +1199,8 @@ std::string measureProfile(Gpu &G, int Reps) {
     double Dram = chaseCycles(G, M, "tandem_probe_chase_cg", size_t(512) << 20, 20000, R);
     const unsigned Iterations = 4096;
     uint64_t FmaCycles = oneThreadCycles(G, M, "tandem_probe_fma", Iterations);
-    ExtraProbes Extra = measureExtraProbes(G, Reps, Src, Dst, N);
+    ExtraProbes Extra = measureExtraProbes(G, Reps, Sms, ClockKhz, Src, Dst, N);
+    const double CopyScalarGbPerS = 2.0 * N * 4 / (Copy.MedianMs * 1e-3) / 1e9;
 
     // A probe that gave no usable number (0, NaN) is left out and listed
     // as not measured: the report then uses the reference's number.
@@ -1211,8 +1211,8 @@ std::string measureProfile(Gpu &G, int Reps) {
         {"launch_overhead_us", Empty.MedianMs * 1000 / 100},
         // The 16-byte copy where it ran (bulk copies reach it), else the
         // 4-byte one; both are recorded.
-        {"dram_gb_per_s", Extra.Copy4GbPerS > 0 ? Extra.Copy4GbPerS : 2.0 * N * 4 / (Copy.MedianMs * 1e-3) / 1e9},
-        {"dram_copy_scalar_gb_per_s", 2.0 * N * 4 / (Copy.MedianMs * 1e-3) / 1e9},
+        {"dram_gb_per_s", Extra.Copy4GbPerS > 0 ? Extra.Copy4GbPerS : CopyScalarGbPerS},
+        {"dram_copy_scalar_gb_per_s", CopyScalarGbPerS},
         {"dram_copy_vector_gb_per_s", Extra.Copy4GbPerS},
         {"fp32_tflop_per_s", Extra.Fp32TflopPerS},
         {"shared_latency_cycles", Extra.SharedCycles},
