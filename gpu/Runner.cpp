@@ -690,12 +690,23 @@ std::string matrixShapeJson(const Csr &A) {
 
 struct Timing {
   double MedianMs = 0, MinMs = 0, MaxMs = 0;
+  /// The host's time in Body, between the two event records (median): a
+  /// launch the GPU waits for shows in MedianMs as long as the host takes
+  /// to submit it.
+  double HostMedianMs = 0;
   int Reps = 0;
 };
 
 std::string timingJson(const Timing &T) {
   return "{\"median_ms\":" + number(T.MedianMs) + ",\"min_ms\":" + number(T.MinMs) +
-         ",\"max_ms\":" + number(T.MaxMs) + ",\"reps\":" + std::to_string(T.Reps) + "}";
+         ",\"max_ms\":" + number(T.MaxMs) + ",\"host_median_ms\":" + number(T.HostMedianMs) +
+         ",\"reps\":" + std::to_string(T.Reps) + "}";
+}
+
+double median(std::vector<double> V) {
+  std::sort(V.begin(), V.end());
+  size_t N = V.size();
+  return N % 2 ? V[N / 2] : 0.5 * (V[N / 2 - 1] + V[N / 2]);
 }
 
 /// Median over \p Reps of \p Body's GPU time between two events, after
@@ -704,22 +715,25 @@ template <typename Fn> Timing timeIt(Gpu &G, int Reps, Fn Body) {
   for (int I = 0; I < 3; ++I)
     Body();
   G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", "warm-up");
-  std::vector<double> Ms;
+  std::vector<double> Ms, HostMs;
   for (int I = 0; I < Reps; ++I) {
     G.check(G.Api.cuEventRecord(G.Start, nullptr), "cuEventRecord", "timer");
+    auto HostStart = std::chrono::steady_clock::now();
     Body();
+    auto HostEnd = std::chrono::steady_clock::now();
     G.check(G.Api.cuEventRecord(G.Stop, nullptr), "cuEventRecord", "timer");
     G.check(G.Api.cuEventSynchronize(G.Stop), "cuEventSynchronize", "a timed run");
     float T = 0;
     G.check(G.Api.cuEventElapsedTime(&T, G.Start, G.Stop), "cuEventElapsedTime", "timer");
     Ms.push_back(T);
+    HostMs.push_back(std::chrono::duration<double, std::milli>(HostEnd - HostStart).count());
   }
-  std::sort(Ms.begin(), Ms.end());
   Timing T;
   T.Reps = Reps;
-  T.MinMs = Ms.front();
-  T.MaxMs = Ms.back();
-  T.MedianMs = Reps % 2 ? Ms[Reps / 2] : 0.5 * (Ms[Reps / 2 - 1] + Ms[Reps / 2]);
+  T.MinMs = *std::min_element(Ms.begin(), Ms.end());
+  T.MaxMs = *std::max_element(Ms.begin(), Ms.end());
+  T.MedianMs = median(Ms);
+  T.HostMedianMs = median(HostMs);
   return T;
 }
 
@@ -1015,6 +1029,67 @@ std::string extraProbePtx() {
   return P;
 }
 
+/// A kernel \p K (params: buffer, output, items) in which each thread sums
+/// `items` floats of the buffer and stores the sum to its float of the
+/// output. Lane walk: thread t reads items t x items .. t x items + items - 1
+/// one after another, so the lanes of a warp are `items` words apart and,
+/// at 32 items, every warp load touches 32 lines (what spmv_merge's lanes
+/// do over the columns and values). Else coalesced: thread t reads t,
+/// t + threads, ... (the same bytes, 32 consecutive words a warp load).
+std::string walkProbePtx(const std::string &K, bool LaneWalk) {
+  std::string L = "$" + K + "_LOOP";
+  return "\n.visible .entry " + K + "(.param .u64 " + K + "_param_0, .param .u64 " + K +
+         "_param_1, .param .u32 " + K + "_param_2)\n{\n\t.reg .pred %p<2>;\n"
+         "\t.reg .b32 %r<11>;\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<8>;\n"
+         "\tld.param.u64 %rd1, [" + K + "_param_0];\n\tld.param.u64 %rd2, [" + K +
+         "_param_1];\n\tld.param.u32 %r1, [" + K + "_param_2];\n" + globalThreadIndexPtx(2) +
+         "\tmov.u32 %r6, %nctaid.x;\n\tmul.lo.s32 %r7, %r6, %r3;\n"
+         "\tcvta.to.global.u64 %rd3, %rd1;\n" +
+         (LaneWalk ? "\tmul.lo.s32 %r8, %r5, %r1;\n\tmov.u32 %r9, 1;\n"
+                   : "\tmov.u32 %r8, %r5;\n\tmov.u32 %r9, %r7;\n") +
+         "\tmov.f32 %f1, 0f00000000;\n\tmov.u32 %r10, 0;\n" + L + ":\n"
+         "\tmul.wide.u32 %rd4, %r8, 4;\n\tadd.s64 %rd5, %rd3, %rd4;\n"
+         "\tld.global.f32 %f2, [%rd5];\n\tadd.f32 %f1, %f1, %f2;\n"
+         "\tadd.s32 %r8, %r8, %r9;\n\tadd.s32 %r10, %r10, 1;\n"
+         "\tsetp.lt.u32 %p1, %r10, %r1;\n\t@%p1 bra " + L + ";\n"
+         "\tcvta.to.global.u64 %rd6, %rd2;\n\tmul.wide.u32 %rd7, %r5, 4;\n"
+         "\tadd.s64 %rd6, %rd6, %rd7;\n\tst.global.f32 [%rd6], %f1;\n\tret;\n}\n";
+}
+
+/// Probes added after the second lent run (a module of their own, as the
+/// extra ones), asking where a small launch's time goes and what a
+/// launch of many short blocks costs (docs/NOTES.md: the small matrices'
+/// rows are 2-5 us over the touch probe; warp-per-row SpMV takes about
+/// 185 cycles a 128-thread block on each SM, whatever its size):
+///   tandem_probe_nop          an empty kernel, launched with many blocks;
+///   tandem_probe_touch_steps  each thread follows `steps` dependent ld.cg
+///                             through a 32 KiB ring (word i holds i + 33,
+///                             mod 8192: a new line each step) and stores
+///                             where it ended (and _b, the same kernel
+///                             under another name);
+///   tandem_probe_lane_walk / tandem_probe_coalesced_walk  (walkProbePtx).
+std::string launchProbePtx() {
+  std::string P = ".version 7.8\n.target sm_90\n.address_size 64\n\n"
+                  ".visible .entry tandem_probe_nop()\n{\n\tret;\n}\n";
+  // Twice, under two names: a launch after one of the same kernel against
+  // one after another kernel (spmv_merge's fixup, scan's second kernel).
+  for (const std::string K : {"tandem_probe_touch_steps", "tandem_probe_touch_steps_b"})
+    P += "\n.visible .entry " + K + "(.param .u64 " + K + "_param_0, .param .u64 " + K +
+         "_param_1, .param .u32 " + K + "_param_2)\n{\n\t.reg .pred %p<2>;\n"
+         "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+         "\tld.param.u64 %rd1, [" + K + "_param_0];\n\tld.param.u64 %rd2, [" + K +
+         "_param_1];\n\tld.param.u32 %r1, [" + K + "_param_2];\n" + globalThreadIndexPtx(2) +
+         "\tcvta.to.global.u64 %rd3, %rd1;\n\tand.b32 %r6, %r5, 8191;\n\tmov.u32 %r7, 0;\n"
+         "$TS_LOOP:\n\tmul.wide.u32 %rd4, %r6, 4;\n\tadd.s64 %rd5, %rd3, %rd4;\n"
+         "\tld.global.cg.u32 %r6, [%rd5];\n\tadd.s32 %r7, %r7, 1;\n"
+         "\tsetp.lt.u32 %p1, %r7, %r1;\n\t@%p1 bra $TS_LOOP;\n"
+         "\tcvta.to.global.u64 %rd6, %rd2;\n\tmul.wide.u32 %rd7, %r5, 4;\n"
+         "\tadd.s64 %rd6, %rd6, %rd7;\n\tst.global.u32 [%rd6], %r6;\n\tret;\n}\n";
+  P += walkProbePtx("tandem_probe_lane_walk", /*LaneWalk=*/true);
+  P += walkProbePtx("tandem_probe_coalesced_walk", /*LaneWalk=*/false);
+  return P;
+}
+
 /// Cycles per load of a one-thread pointer chase over \p Footprint bytes.
 double chaseCycles(Gpu &G, PtxModule &M, const char *Kernel, size_t Footprint, unsigned Steps,
                    Rng &R) {
@@ -1064,6 +1139,7 @@ struct ExtraProbes {
   double SharedWarpAccessesPerSmCycle = 0;
   double TouchLaunchUs = 0, TouchNextLaunchUs = 0, Touch5BuffersUs = 0, TouchLongCodeUs = 0;
   double Chain3Us = 0, Parallel3Us = 0;
+  double TouchHostUs = 0; ///< the host's time in the touch probe's launch call
 };
 
 /// Runs extraProbePtx's probes on a GPU of \p Sms multiprocessors at \p
@@ -1086,6 +1162,7 @@ ExtraProbes measureExtraProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const De
       Touch();
     });
     X.TouchLaunchUs = Touch1.MedianMs * 1000;
+    X.TouchHostUs = Touch1.HostMedianMs * 1000;
     X.TouchNextLaunchUs = (Touch2.MedianMs - Touch1.MedianMs) * 1000;
     {
       std::vector<DeviceBuffer> Five;
@@ -1166,6 +1243,92 @@ ExtraProbes measureExtraProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const De
   return X;
 }
 
+/// What launchProbePtx's probes measured; 0 where one did not run.
+struct LaunchProbes {
+  /// Cycles a dependent L2 load adds to a small launch (32 blocks of 256
+  /// threads), to set beside the one-thread chase's L2 latency.
+  double SmallLaunchL2StepCycles = 0;
+  /// Cycles each SM spends a 128-thread block, over 256 blocks an SM:
+  /// empty blocks, and blocks whose threads each load and store a word.
+  double CtaCyclesPerBlockEmpty = 0, CtaCyclesPerBlockTouch = 0;
+  /// Bytes a second the 32-items-a-lane walk and its coalesced twin read.
+  double LaneWalkGbPerS = 0, CoalescedWalkGbPerS = 0;
+  /// What a second launch back to back adds: of the same kernel, of another.
+  double NextSameKernelUs = 0, NextOtherKernelUs = 0;
+};
+
+/// Runs launchProbePtx's probes on a GPU of \p Sms multiprocessors at \p
+/// ClockKhz; the walks read \p Src (\p N floats) and write sums to \p Dst.
+/// A failure loses these numbers only (and is printed).
+LaunchProbes measureLaunchProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const DeviceBuffer &Src,
+                                 const DeviceBuffer &Dst, uint32_t N) {
+  LaunchProbes X;
+  const double CyclesPerMs = ClockKhz;
+  try {
+    PtxModule M(G, launchProbePtx(), "the launch probes");
+    // The ring: word i holds i + 33 (mod 8192), 32 KiB, in the L2 after
+    // timeIt's warm-up.
+    std::vector<uint32_t> Ring(8192);
+    for (uint32_t I = 0; I < Ring.size(); ++I)
+      Ring[I] = (I + 33) % 8192;
+    DeviceBuffer RingBuf(G, Ring.size() * 4, "touch steps ring");
+    RingBuf.upload(Ring.data(), Ring.size() * 4);
+    const unsigned BlocksPerSm = 256;
+    const size_t ManyThreads = size_t(Sms) * BlocksPerSm * 128;
+    DeviceBuffer Ends(G, ManyThreads * 4, "touch steps ends");
+
+    auto Steps = [&](unsigned Blocks, unsigned Threads, uint32_t Count) {
+      unsigned Grid[3] = {Blocks, 1, 1}, Block[3] = {Threads, 1, 1};
+      return timeIt(G, Reps, [&] {
+        M.launch("tandem_probe_touch_steps", Grid, Block, 0, {RingBuf.Ptr, Ends.Ptr, Count});
+      });
+    };
+    Timing One = Steps(32, 256, 1), Seventeen = Steps(32, 256, 17);
+    X.SmallLaunchL2StepCycles = (Seventeen.MedianMs - One.MedianMs) / 16 * CyclesPerMs;
+
+    // A second launch back to back: of the same kernel, and of another.
+    unsigned SmallGrid[3] = {32, 1, 1}, SmallBlock[3] = {256, 1, 1};
+    for (bool Other : {false, true}) {
+      Timing Two = timeIt(G, Reps, [&] {
+        M.launch("tandem_probe_touch_steps", SmallGrid, SmallBlock, 0,
+                 {RingBuf.Ptr, Ends.Ptr, uint32_t(1)});
+        M.launch(Other ? "tandem_probe_touch_steps_b" : "tandem_probe_touch_steps", SmallGrid,
+                 SmallBlock, 0, {RingBuf.Ptr, Ends.Ptr, uint32_t(1)});
+      });
+      (Other ? X.NextOtherKernelUs : X.NextSameKernelUs) = (Two.MedianMs - One.MedianMs) * 1000;
+    }
+
+    // Many blocks against a few (one a SM): what each further block costs.
+    auto Nop = [&](unsigned Blocks) {
+      unsigned Grid[3] = {Blocks, 1, 1}, Block[3] = {128, 1, 1};
+      return timeIt(G, Reps, [&] { M.launch("tandem_probe_nop", Grid, Block, 0, {}); });
+    };
+    const unsigned Many = unsigned(Sms) * BlocksPerSm;
+    Timing NopFew = Nop(unsigned(Sms)), NopMany = Nop(Many);
+    X.CtaCyclesPerBlockEmpty =
+        (NopMany.MedianMs - NopFew.MedianMs) * CyclesPerMs / (BlocksPerSm - 1);
+    Timing TouchFew = Steps(unsigned(Sms), 128, 1), TouchMany = Steps(Many, 128, 1);
+    X.CtaCyclesPerBlockTouch =
+        (TouchMany.MedianMs - TouchFew.MedianMs) * CyclesPerMs / (BlocksPerSm - 1);
+
+    // 32 floats a thread over the whole source (N / 32 threads).
+    const uint32_t Items = 32;
+    unsigned WalkGrid[3] = {N / Items / 256, 1, 1}, Block[3] = {256, 1, 1};
+    for (bool LaneWalk : {true, false}) {
+      Timing T = timeIt(G, Reps, [&] {
+        M.launch(LaneWalk ? "tandem_probe_lane_walk" : "tandem_probe_coalesced_walk", WalkGrid,
+                 Block, 0, {Src.Ptr, Dst.Ptr, Items});
+      });
+      (LaneWalk ? X.LaneWalkGbPerS : X.CoalescedWalkGbPerS) =
+          double(N) * 4 / (T.MedianMs * 1e-3) / 1e9;
+    }
+  } catch (const std::exception &E) {
+    std::cerr << "launch probes: " << E.what() << "\n";
+    G.recoverAfterFailure();
+  }
+  return X;
+}
+
 /// The "profile" object of the results; {"error": ...} if a probe failed.
 std::string measureProfile(Gpu &G, int Reps) {
   try {
@@ -1200,6 +1363,7 @@ std::string measureProfile(Gpu &G, int Reps) {
     const unsigned Iterations = 4096;
     uint64_t FmaCycles = oneThreadCycles(G, M, "tandem_probe_fma", Iterations);
     ExtraProbes Extra = measureExtraProbes(G, Reps, Sms, ClockKhz, Src, Dst, N);
+    LaunchProbes Launches = measureLaunchProbes(G, Reps, Sms, ClockKhz, Src, Dst, N);
     const double CopyScalarGbPerS = 2.0 * N * 4 / (Copy.MedianMs * 1e-3) / 1e9;
 
     // A probe that gave no usable number (0, NaN) is left out and listed
@@ -1228,6 +1392,20 @@ std::string measureProfile(Gpu &G, int Reps) {
         {"launch_latency_8k_code_us", Extra.TouchLongCodeUs},
         {"launch_latency_chain3_us", Extra.Chain3Us},
         {"launch_latency_parallel3_us", Extra.Parallel3Us},
+        // Where a small launch's time goes (launchProbePtx): the host's
+        // share, a dependent L2 load inside it, and each further block.
+        {"launch_host_us", Extra.TouchHostUs},
+        {"small_launch_l2_step_cycles", Launches.SmallLaunchL2StepCycles},
+        {"cta_cycles_per_block_empty", Launches.CtaCyclesPerBlockEmpty},
+        {"cta_cycles_per_block_touch", Launches.CtaCyclesPerBlockTouch},
+        // 32 floats a lane, lanes 128 bytes apart (spmv_merge's loads),
+        // and the same bytes coalesced.
+        {"lane_walk_gb_per_s", Launches.LaneWalkGbPerS},
+        {"coalesced_walk_gb_per_s", Launches.CoalescedWalkGbPerS},
+        // A second launch after one of the same kernel (as launch_next_us)
+        // and after another kernel (the two-kernel rows run so).
+        {"launch_next_same_kernel_us", Launches.NextSameKernelUs},
+        {"launch_next_other_kernel_us", Launches.NextOtherKernelUs},
         {"l1_latency_cycles", L1},
         {"l2_latency_cycles", L2Near},
         {"dram_latency_cycles", Dram},
@@ -1730,7 +1908,8 @@ int main(int Argc, char **Argv) {
         std::string Dir = Next();
         std::ofstream(Dir + "/probes.ptx") << probePtx();
         std::ofstream(Dir + "/extra-probes.ptx") << extraProbePtx();
-        return std::ifstream(Dir + "/extra-probes.ptx") ? 0 : 1;
+        std::ofstream(Dir + "/launch-probes.ptx") << launchProbePtx();
+        return std::ifstream(Dir + "/launch-probes.ptx") ? 0 : 1;
       }
       else if (A.rfind("-", 0) == 0 || !O.Bundle.empty())
         throw std::runtime_error("unexpected argument '" + A + "'");

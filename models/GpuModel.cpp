@@ -49,6 +49,7 @@ const ProfileKey ProfileKeys[] = {
     {"dram_copy_vector_gb_per_s", 1e9, &GpuProfile::DramCopyVectorBytesPerSec, false},
     {"launch_latency_us", 1e-6, &GpuProfile::LaunchLatencySec, false},
     {"launch_next_us", 1e-6, &GpuProfile::LaunchNextSec, false},
+    {"launch_latency_5_buffers_us", 1e-6, &GpuProfile::LaunchLatency5BuffersSec, false},
     {"shared_warp_accesses_per_sm_cycle", 1, &GpuProfile::SharedWarpAccessesPerSmCycle, false},
 };
 
@@ -173,9 +174,11 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
 
   Breakdown B;
   // A row is timed between two events: the first launch costs the latency
-  // of one launch alone, the others follow it back to back.
-  B.Launch =
-      W.Launches > 0 ? (P.launchLatencySec() + (W.Launches - 1) * P.launchNextSec()) * Hz : 0;
+  // of one launch alone (more for each buffer beyond the probe's one), the
+  // others follow it back to back.
+  double FirstLaunchSec =
+      P.launchLatencySec() + std::max(0.0, W.Buffers - 1) * P.launchPerBufferSec();
+  B.Launch = W.Launches > 0 ? (FirstLaunchSec + (W.Launches - 1) * P.launchNextSec()) * Hz : 0;
   // The three overlap: the largest is exposed, it hides the others.
   double Body = std::max({ComputeCycles, BandwidthCycles, LatencyCycles});
   if (Body == LatencyCycles && LatencyCycles > 0) {
@@ -236,6 +239,7 @@ GpuWorkload spmmWorkload(const sparse::MatrixStats &S, unsigned Columns, const G
   const double BRowBytes = N * Word; // one gather of a warp column: its 32 lanes' words
   GpuWorkload W;
   W.Kernel = "spmm_csr";
+  W.Buffers = 5; // rowPtr, colIdx, vals, B, C
   W.Threads = Rows * WarpColumns * 32;
   W.Flops = 2 * Nnz * N;
   const double ABytes = (Rows + 1) * Word + 2 * Nnz * Word;
@@ -267,6 +271,7 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
   const double Windows = std::ceil(Rows / 32);
   GpuWorkload W;
   W.Kernel = spmvVariantName(Variant).str();
+  W.Buffers = 5; // rowPtr, colIdx, vals, x, y (merge path adds its carries)
   W.Flops = 2 * Nnz;
   // Row pointers, columns and values, y: each once. x: the L2's misses.
   double XDram = double(S.XMisses) * S.Cache.LineBytes;
@@ -337,6 +342,7 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     // start, then the items; a fixup launch adds the carries.
     const double Items = 32;
     W.Launches = 2;
+    W.Buffers = 7;
     W.Threads = std::ceil((Rows + Nnz) / Items); // the fixup's chain is short
     if (!L1HoldsWarpSteps(Items)) // lanes 32 items apart
       W.L2OnlyBytes += 2 * Nnz * (Sector - Word);

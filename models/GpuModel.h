@@ -54,6 +54,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -91,6 +92,11 @@ struct GpuProfile {
   /// "launch_next_us" x 1e-6: what a second such launch back to back adds
   /// (0: not measured). Each launch of a row after the first.
   double LaunchNextSec = 0;
+  /// "launch_latency_5_buffers_us" x 1e-6: the launch-latency probe with
+  /// four more buffers, each loaded once a thread (0: not measured). Its
+  /// excess over LaunchLatencySec, a quarter a buffer, is what each buffer
+  /// beyond the first adds to a small launch (launchPerBufferSec()).
+  double LaunchLatency5BuffersSec = 0;
   /// "shared_warp_accesses_per_sm_cycle": conflict-free warp-wide shared
   /// memory instructions an SM completes per cycle (0: not measured).
   double SharedWarpAccessesPerSmCycle = 0;
@@ -107,6 +113,13 @@ struct GpuProfile {
     return LaunchLatencySec > 0 ? LaunchLatencySec : LaunchOverheadSec;
   }
   double launchNextSec() const { return LaunchNextSec > 0 ? LaunchNextSec : LaunchOverheadSec; }
+  /// 0 unless both launch-latency probes were measured (and 5 buffers cost
+  /// more than one).
+  double launchPerBufferSec() const {
+    if (LaunchLatencySec <= 0 || LaunchLatency5BuffersSec <= 0)
+      return 0;
+    return std::max(0.0, (LaunchLatency5BuffersSec - LaunchLatencySec) / 4);
+  }
   double sharedWarpAccessesPerSmCycle() const {
     return SharedWarpAccessesPerSmCycle > 0 ? SharedWarpAccessesPerSmCycle : 1;
   }
@@ -153,6 +166,10 @@ void writeGpuProfile(const GpuProfile &P, llvm::raw_ostream &OS);
 struct GpuWorkload {
   std::string Kernel;
   double Launches = 1;
+  /// Distinct buffers the first launch's threads load or store (the probe
+  /// behind launch_latency_us touches one): each further one costs
+  /// GpuProfile::launchPerBufferSec().
+  double Buffers = 1;
   double Threads = 0;          ///< threads launched, all launches together
   double DramBytes = 0;        ///< bytes read from and written to DRAM
   double L2OnlyBytes = 0;      ///< L2 <-> SM bytes that hit in the L2 (beyond DramBytes)

@@ -71,7 +71,7 @@ expect_status "--summarize of a stopped run" 1 "incomplete: the run was stopped 
 "$runner" --write-probe-ptx "$work" || { echo "--write-probe-ptx failed"; exit 1; }
 ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 if [ -x "$ptxas" ]; then
-  for f in probes extra-probes; do
+  for f in probes extra-probes launch-probes; do
     "$ptxas" -arch=sm_90 "$work/$f.ptx" -o "$work/$f.cubin" ||
       { echo "ptxas rejects the runner's $f.ptx"; exit 1; }
   done
@@ -165,5 +165,15 @@ r = json.load(open(sys.argv[1]))
 math = [t for t in r["timing"] if t["case"] == "math_functions"]
 assert [t["size"] for t in math] == ["n=4194304"], ("math_functions timing entries", r["timing"])
 assert "time" in math[0]["variants"]["ours"], ("our math_functions was not timed", math[0])
+# Every timing records the host's time in the timed calls beside the GPU's.
+assert math[0]["variants"]["ours"]["time"]["host_median_ms"] > 0, math[0]
+# The launch probes' module loaded and ran: the fake's walks give a rate,
+# and each of their numbers is either measured or listed as not.
+p = r["profile"]
+assert p["lane_walk_gb_per_s"] > 0 and p["coalesced_walk_gb_per_s"] > 0, p
+for k in ("launch_host_us", "small_launch_l2_step_cycles", "cta_cycles_per_block_empty",
+          "cta_cycles_per_block_touch"):
+    assert k in p or k in p["not_measured"], (k, p)
 PY
-echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete), and after a case whose sticky fault reset the context; const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed; $probes"
+! grep -q "launch probes:" "$work/out.txt" || { echo "the launch probes failed:"; cat "$work/out.txt"; exit 1; }
+echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete), and after a case whose sticky fault reset the context; const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed (host time recorded, the launch probes run); $probes"

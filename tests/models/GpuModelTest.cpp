@@ -264,6 +264,32 @@ TEST(GpuModel, LaunchesCostTheLatencyThenTheNextLaunch) {
   EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Launch, 7e-6 * 1e9);
 }
 
+// The five-buffer launch probe's excess over the one-buffer probe, a
+// quarter a buffer, is what each buffer beyond the first adds to a row's
+// first launch (not to the launches after it); unmeasured, nothing.
+TEST(GpuModel, EachFurtherBufferAddsAQuarterOfTheFiveBufferProbesExcess) {
+  GpuProfile P = testProfileWith(
+      R"({"launch_latency_us": 7, "launch_next_us": 5, "launch_latency_5_buffers_us": 9})");
+  EXPECT_DOUBLE_EQ(P.launchPerBufferSec(), 0.5e-6);
+  GpuWorkload W;
+  W.Threads = 32;
+  W.ChainFma = 1;
+  W.Buffers = 5;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Launch, 9e-6 * 1e9); // the probe itself
+  W.Buffers = 3;
+  W.Launches = 2;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Launch, (7e-6 + 2 * 0.5e-6 + 5e-6) * 1e9);
+
+  GpuProfile NoProbe = testProfileWith(R"({"launch_latency_us": 7})");
+  EXPECT_DOUBLE_EQ(NoProbe.launchPerBufferSec(), 0);
+  W.Launches = 1;
+  EXPECT_DOUBLE_EQ(predictGpu(W, NoProbe).Parts.Launch, 7e-6 * 1e9);
+  // Five buffers measured cheaper than one (noise): no negative cost.
+  GpuProfile Cheaper =
+      testProfileWith(R"({"launch_latency_us": 7, "launch_latency_5_buffers_us": 6})");
+  EXPECT_DOUBLE_EQ(Cheaper.launchPerBufferSec(), 0);
+}
+
 // The copy probes (8 bytes a thread at the scalar rate, 32 at the vector
 // rate) split DRAM time into bytes at a peak and a wait per thread; the
 // model then reproduces both probes exactly, and a kernel in between (vadd,

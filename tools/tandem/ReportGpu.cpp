@@ -61,6 +61,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     double N = Num("n");
     if (Case == "vadd" || Case == "saxpy") { // 2 loads, 1 store per element
       W.Threads = N;
+      W.Buffers = Case == "vadd" ? 3 : 2; // saxpy: y in place
       W.DramBytes = W.FootprintBytes = 12 * N;
       W.Flops = Case == "vadd" ? N : 2 * N;
       W.ChainDram = 1;
@@ -72,6 +73,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
       // unroll a loop whose stride is gridDim x blockDim (the SASS of ours,
       // nvcc's and LLVM's: one LDG per iteration, 2026-12-04).
       W.Threads = PersistentThreads;
+      W.Buffers = 2; // the input, and the sum or the bins
       W.DramBytes = W.FootprintBytes = 4 * N;
       W.Flops = N;
       W.ChainDram = 1 + N / PersistentThreads;
@@ -87,6 +89,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     }
     if (Case == "hash64") { // a 64-bit key in, a 64-bit hash out; mixing not modelled
       W.Threads = N;
+      W.Buffers = 2;
       W.DramBytes = W.FootprintBytes = 16 * N;
       W.ChainDram = 1;
       W.ChainFma = 20; // about 20 dependent integer ops at FMA latency
@@ -94,6 +97,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     }
     if (Case == "divergent") {
       W.Threads = N;
+      W.Buffers = 2;
       W.DramBytes = W.FootprintBytes = 8 * N;
       W.ChainDram = 1;
       W.ChainFma = 32; // both sides of the branch, serialized
@@ -105,6 +109,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     double P = Num("width") * Num("height");
     // stencil5: a thread a point; transpose: 32 x 8 threads a 32 x 32 tile.
     W.Threads = Case == "transpose" ? P / 4 : P;
+    W.Buffers = 2;
     W.DramBytes = W.FootprintBytes = 8 * P;
     W.Flops = Case == "stencil5" ? 6 * P : 0;
     W.ChainDram = 1;
@@ -118,6 +123,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     // the L2), each re-read N/16 resp. M/16 times from the L2.
     double M = Num("m"), N = Num("n"), K = Num("k");
     W.Threads = M * N;
+    W.Buffers = 3;
     W.Flops = 2 * M * N * K;
     W.DramBytes = W.FootprintBytes = 4 * (M * K + K * N + M * N);
     W.L2OnlyBytes = 4 * (M * K * (N / 16) + K * N * (M / 16));
@@ -135,6 +141,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     // others from L1/L2; ~8 flops per element.
     double R = Num("rows"), C = Num("cols");
     W.Threads = R * 128;
+    W.Buffers = 2;
     W.DramBytes = W.FootprintBytes = 8 * R * C;
     W.Flops = 8 * R * C;
     // Each pass is a blockDim-strided loop, not unrolled (one LDG per pass
