@@ -125,6 +125,16 @@ GpuProfile::DramStream GpuProfile::dramStream() const {
   return {DramBytesPerSec, DramLatencyCycles / ClockHz / (residentWarps() * 32)};
 }
 
+double GpuProfile::loadedDramLatencyCycles(double Threads) const {
+  const double S = DramCopyScalarBytesPerSec, V = DramCopyVectorBytesPerSec;
+  const double Slots = residentWarps() * 32;
+  if (!(S > 0 && V > S) || Slots <= 0) // no probes: dramStream() falls back
+    return DramLatencyCycles;
+  double Loaded = dramStream().SecondsPerThread * Slots * ClockHz;
+  double Fill = std::clamp(Threads / Slots, 0.0, 1.0);
+  return DramLatencyCycles + std::max(0.0, Loaded - DramLatencyCycles) * Fill;
+}
+
 double GpuProfile::l2GatherLatency(double FootprintBytes) const {
   if (L2FarLatencyCycles <= 0 || FootprintBytes <= L2Bytes / 2)
     return L2LatencyCycles;
@@ -143,9 +153,11 @@ double chainCycles(const GpuWorkload &W, const GpuProfile &P) {
 }
 
 Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) {
-  // The chain's L2 steps at the latency of the workload's footprint.
+  // The chain's L2 steps at the latency of the workload's footprint, its
+  // DRAM steps at the latency loaded by as many threads as it has.
   GpuProfile P = Measured;
   P.L2LatencyCycles = Measured.l2GatherLatency(Described.FootprintBytes);
+  P.DramLatencyCycles = Measured.loadedDramLatencyCycles(Described.Threads);
   const double Hz = P.ClockHz;
   GpuWorkload W = Described;
   if (W.FootprintBytes > 0 && W.FootprintBytes <= P.L2Bytes) { // warm in the L2
@@ -164,7 +176,7 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
   double LatencyCycles = Waves * chainCycles(W, P);
   // The bytes at the peak rate, and each thread's wait before its bytes
   // stream (GpuProfile::dramStream).
-  GpuProfile::DramStream Stream = P.dramStream();
+  GpuProfile::DramStream Stream = Measured.dramStream();
   double DramCycles =
       W.DramBytes > 0
           ? (W.DramBytes / Stream.PeakBytesPerSec + W.Threads * Stream.SecondsPerThread) * Hz

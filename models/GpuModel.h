@@ -136,6 +136,15 @@ struct GpuProfile {
     double PeakBytesPerSec, SecondsPerThread;
   };
   DramStream dramStream() const;
+  /// The DRAM latency a dependent load waits in a kernel of \p Threads
+  /// threads. The copy probes ran with every thread slot of the GPU holding
+  /// one load in flight: each slot then waited dramStream()'s wait per
+  /// thread times the resident threads (Little's law), the loaded latency
+  /// (806 cycles on the H200, where the idle chase gives 661). A kernel that
+  /// fills the GPU waits that long; a smaller one less, in proportion to the
+  /// slots it fills, down to the idle latency. Without the copy probes, the
+  /// idle latency.
+  double loadedDramLatencyCycles(double Threads) const;
   /// The L2 latency of gathers over \p FootprintBytes: the near latency
   /// while the footprint fits half the L2 (each partition then holds a
   /// copy of what its SMs read), else the mean of near and far (half the

@@ -264,6 +264,31 @@ TEST(GpuModel, LaunchesCostTheLatencyThenTheNextLaunch) {
   EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Launch, 7e-6 * 1e9);
 }
 
+// With the copy probes, a dependent DRAM load in a kernel that fills every
+// thread slot waits the loaded latency (the copies' wait per thread times
+// the slots: Little's law), in a smaller kernel proportionally less, down to
+// the idle chase's latency; without them, the idle latency.
+TEST(GpuModel, DramChainsWaitTheLatencyLoadedByTheirThreads) {
+  GpuProfile P =
+      testProfileWith(R"({"dram_copy_scalar_gb_per_s": 600, "dram_copy_vector_gb_per_s": 900})");
+  const double Slots = 100 * 64 * 32;
+  const double Loaded = P.dramStream().SecondsPerThread * Slots * 1e9;
+  ASSERT_GT(Loaded, 500);
+  EXPECT_DOUBLE_EQ(P.loadedDramLatencyCycles(Slots), Loaded);
+  EXPECT_DOUBLE_EQ(P.loadedDramLatencyCycles(4 * Slots), Loaded);
+  EXPECT_DOUBLE_EQ(P.loadedDramLatencyCycles(Slots / 2), 500 + (Loaded - 500) / 2);
+  EXPECT_DOUBLE_EQ(P.loadedDramLatencyCycles(0), 500);
+  EXPECT_DOUBLE_EQ(testProfile().loadedDramLatencyCycles(Slots), 500);
+
+  GpuWorkload W; // one wave of a chain of 10 DRAM loads, nothing else
+  W.Threads = Slots;
+  W.ChainDram = 10;
+  Prediction R = predictGpu(W, P);
+  EXPECT_EQ(R.Bound, "memory latency");
+  EXPECT_DOUBLE_EQ(R.Parts.MemoryLatency, 10 * Loaded);
+  EXPECT_DOUBLE_EQ(predictGpu(W, testProfile()).Parts.MemoryLatency, 10 * 500);
+}
+
 // The five-buffer launch probe's excess over the one-buffer probe, a
 // quarter a buffer, is what each buffer beyond the first adds to a row's
 // first launch (not to the launches after it); unmeasured, nothing.
