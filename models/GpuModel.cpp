@@ -244,6 +244,24 @@ sparse::CacheShape cacheShapeForSpmm(const GpuProfile &P, unsigned Columns) {
   return C;
 }
 
+namespace {
+
+/// The share of a SpMV's x gathers (a SpMM's B rows) that miss the L2: the
+/// statistics' misses of an L2-sized cache over the gathers, one a nonzero.
+/// These wait a DRAM latency in the chains, the others an L2 one.
+double gatherMissShare(const sparse::MatrixStats &S) {
+  return std::clamp(S.XMissRate, 0.0, 1.0);
+}
+
+/// One gather's latency, hits and misses in their shares (for the longest
+/// warp, which runs as the GPU empties: the idle latencies).
+double gatherLatency(const sparse::MatrixStats &S, const GpuProfile &P, double FootprintBytes) {
+  const double Miss = gatherMissShare(S);
+  return (1 - Miss) * P.l2GatherLatency(FootprintBytes) + Miss * P.missLatency(FootprintBytes);
+}
+
+} // namespace
+
 GpuWorkload spmmWorkload(const sparse::MatrixStats &S, unsigned Columns, const GpuProfile &P) {
   constexpr double Word = 4;
   const double Rows = S.Rows, Nnz = double(S.Nnz), N = Columns;
@@ -266,13 +284,14 @@ GpuWorkload spmmWorkload(const sparse::MatrixStats &S, unsigned Columns, const G
   // AssumedLoopLoadsInFlight of them in flight.
   // A row of any length waits at least one round of gathers.
   const double Steps = std::max(1.0, S.RowLengthMean / AssumedLoopLoadsInFlight);
-  W.ChainDram = 1; // the row pointers and the first column line
+  const double Miss = gatherMissShare(S);
+  W.ChainDram = 1 + Steps * Miss; // the row pointers and the first column line
   W.ChainL1 = Steps;
-  W.ChainL2 = Steps;
+  W.ChainL2 = Steps * (1 - Miss);
   W.ChainFma = S.RowLengthMean;
   W.LongestWarpCycles = P.missLatency(W.FootprintBytes) +
                         std::max(1.0, S.RowLengthMax / AssumedLoopLoadsInFlight) *
-                            (P.L1LatencyCycles + P.l2GatherLatency(W.FootprintBytes));
+                            (P.L1LatencyCycles + gatherLatency(S, P, W.FootprintBytes));
   return W;
 }
 
@@ -284,6 +303,7 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
   GpuWorkload W;
   W.Kernel = spmvVariantName(Variant).str();
   W.Buffers = 5; // rowPtr, colIdx, vals, x, y (merge path adds its carries)
+  const double Miss = gatherMissShare(S);
   W.Flops = 2 * Nnz;
   // Row pointers, columns and values, y: each once. x: the L2's misses.
   double XDram = double(S.XMisses) * S.Cache.LineBytes;
@@ -317,13 +337,13 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     double MeanWarpSteps = StepsPerRow * std::max(1.0, S.WindowImbalance);
     // A step: the column load hits the line its first load brought to the
     // L1 (one L1 latency), then the x gather goes to the L2.
-    W.ChainDram = 1; // the row pointers and the first column line
+    W.ChainDram = 1 + MeanWarpSteps * Miss; // the row pointers and the first column line
     W.ChainL1 = MeanWarpSteps;
-    W.ChainL2 = MeanWarpSteps;
+    W.ChainL2 = MeanWarpSteps * (1 - Miss);
     W.ChainFma = S.RowLengthMean;
     double LongestSteps = std::max(1.0, S.RowLengthMax / AssumedLoopLoadsInFlight);
     W.LongestWarpCycles = P.missLatency(W.FootprintBytes) +
-                          LongestSteps * (P.L1LatencyCycles + P.l2GatherLatency(W.FootprintBytes));
+                          LongestSteps * (P.L1LatencyCycles + gatherLatency(S, P, W.FootprintBytes));
     break;
   }
   case SpmvVariant::Vector: {
@@ -336,15 +356,15 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     // Rounds of (column line, x gather), up to AssumedLoopLoadsInFlight
     // steps a round; a row waits at least one.
     double Rounds = NonEmpty > 0 ? std::max(1.0, Steps / AssumedLoopLoadsInFlight) : 0;
-    W.ChainDram = 1 + Rounds; // the row pointers, then the column lines
-    W.ChainL2 = Rounds;
+    W.ChainDram = 1 + Rounds * (1 + Miss); // the row pointers, then the column lines
+    W.ChainL2 = Rounds * (1 - Miss);
     W.ChainShared = 5; // the shuffle reduction
     W.ChainFma = Steps + 5;
     double LongestSteps =
         std::max(1.0, std::ceil(S.RowLengthMax / 32.0) / AssumedLoopLoadsInFlight);
     W.LongestWarpCycles =
         P.missLatency(W.FootprintBytes) +
-        LongestSteps * (P.missLatency(W.FootprintBytes) + P.l2GatherLatency(W.FootprintBytes)) +
+        LongestSteps * (P.missLatency(W.FootprintBytes) + gatherLatency(S, P, W.FootprintBytes)) +
         5 * P.SharedLatencyCycles;
     break;
   }
@@ -360,9 +380,9 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
       W.L2OnlyBytes += 2 * Nnz * (Sector - Word);
     double SearchSteps = std::ceil(std::log2(std::max(2.0, Rows + Nnz)));
     double NnzPerThread = Items * Nnz / std::max(1.0, Rows + Nnz);
-    W.ChainL2 = SearchSteps + NnzPerThread / AssumedLoopLoadsInFlight;
+    W.ChainL2 = SearchSteps + NnzPerThread / AssumedLoopLoadsInFlight * (1 - Miss);
     W.ChainL1 = NnzPerThread / AssumedLoopLoadsInFlight;
-    W.ChainDram = 1;
+    W.ChainDram = 1 + NnzPerThread / AssumedLoopLoadsInFlight * Miss;
     W.ChainFma = NnzPerThread;
     W.LongestWarpCycles = 0; // equal shares by construction
     W.FootprintBytes += 2 * W.Threads * Word; // the carries

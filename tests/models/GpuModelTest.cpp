@@ -417,8 +417,12 @@ TEST(GpuModel, ScalarSpmvWithOneLongRowIsImbalanceBound) {
   ASSERT_GT(W.FootprintBytes, P.L2Bytes);
   Prediction Scalar = predictGpu(W, P);
   EXPECT_EQ(Scalar.Bound, "load imbalance");
-  // The long row: a DRAM miss, then 40000 / 4 (L1 + L2) steps.
-  double Longest = 500 + 40000.0 / AssumedLoopLoadsInFlight * (30 + 200);
+  // The long row: a DRAM miss, then 40000 / 4 steps of an L1 hit and a
+  // gather, in the L2 or, for the statistics' share of misses, in DRAM.
+  const double Miss = S.XMissRate;
+  ASSERT_GT(Miss, 0);
+  double Longest =
+      500 + 40000.0 / AssumedLoopLoadsInFlight * (30 + (1 - Miss) * 200 + Miss * 500);
   EXPECT_NEAR(Scalar.Cycles - Scalar.Parts.Launch, Longest, 1e-6 * Longest);
   Prediction Merge = predictGpu(spmvWorkload(S, SpmvVariant::Merge, P), P);
   EXPECT_EQ(Merge.Parts.LoadImbalance, 0);
@@ -483,17 +487,28 @@ TEST(GpuModel, SpmmBBeyondTheL2MissesToDram) {
   GpuWorkload W = spmmWorkload(S, 32, P);
   double ABytes = 40001 * 4 + 2 * double(S.Nnz) * 4;
   EXPECT_DOUBLE_EQ(W.DramBytes, ABytes + 40000 * 32 * 4 + double(S.XMisses) * 128);
+  // And a warp's chain: of its rounds of gathers, the missing share waits
+  // in DRAM, the rest in the L2 (after the row pointers' DRAM step).
+  const double Steps = S.RowLengthMean / AssumedLoopLoadsInFlight; // about 8 / 4
+  EXPECT_DOUBLE_EQ(W.ChainDram, 1 + Steps * S.XMissRate);
+  EXPECT_DOUBLE_EQ(W.ChainL2, Steps * (1 - S.XMissRate));
 }
 
 // A warp is one row: one very long row is the longest warp's chain.
 TEST(GpuModel, SpmmWithOneLongRowIsImbalanceBound) {
   GpuProfile P = testProfile();
   sparse::CsrMatrix A = oneLongRow(20000, 4, 20000, 5);
-  GpuWorkload W = spmmWorkload(sparse::computeStats(A, cacheShapeForSpmm(P, 32)), 32, P);
+  sparse::MatrixStats S = sparse::computeStats(A, cacheShapeForSpmm(P, 32));
+  GpuWorkload W = spmmWorkload(S, 32, P);
   ASSERT_GT(W.FootprintBytes, P.L2Bytes); // B and C alone are 5 MB
   Prediction R = predictGpu(W, P);
   EXPECT_EQ(R.Bound, "load imbalance");
-  double Longest = 500 + 20000.0 / AssumedLoopLoadsInFlight * (30 + 200);
+  // B's rows (2.5 MB) do not fit the 1 MiB L2: most of the long row's
+  // gathers go to DRAM, in the statistics' share.
+  const double Miss = S.XMissRate;
+  ASSERT_GT(Miss, 0.5);
+  double Longest =
+      500 + 20000.0 / AssumedLoopLoadsInFlight * (30 + (1 - Miss) * 200 + Miss * 500);
   EXPECT_NEAR(R.Cycles - R.Parts.Launch, Longest, 1e-6 * Longest);
 }
 
