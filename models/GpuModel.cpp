@@ -167,8 +167,9 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
     W.ChainDram = 0;
   }
   double ComputeCycles =
-      std::max(W.Flops / P.Fp32FlopsPerSec * Hz,
-               W.SharedWarpAccesses / (P.SmCount * P.sharedWarpAccessesPerSmCycle()));
+      std::max({W.Flops / P.Fp32FlopsPerSec * Hz,
+                W.SharedWarpAccesses / (P.SmCount * P.sharedWarpAccessesPerSmCycle()),
+                W.WarpInstructions / P.warpInstructionsPerSec() * Hz});
   // Warps run in waves of what the GPU holds at once; each wave waits for
   // one warp's chain (the others run beside it).
   double Warps = std::ceil(W.Threads / 32);

@@ -123,6 +123,11 @@ struct GpuProfile {
   double sharedWarpAccessesPerSmCycle() const {
     return SharedWarpAccessesPerSmCycle > 0 ? SharedWarpAccessesPerSmCycle : 1;
   }
+  /// Warp instructions the GPU issues a second: the FMA-throughput probe's
+  /// rate (fp32_tflop_per_s over 64 flops a warp FMA), taken for every
+  /// one-cycle instruction: the SMs' schedulers issue one a cycle each,
+  /// whatever it is.
+  double warpInstructionsPerSec() const { return Fp32FlopsPerSec / 64; }
   /// Warps resident on the whole GPU at once.
   double residentWarps() const { return SmCount * MaxWarpsPerSm; }
   /// DRAM time of a kernel moving B bytes over T threads, each of which
@@ -191,6 +196,12 @@ struct GpuWorkload {
   /// Warp-wide shared-memory instructions (loads and stores, each one
   /// conflict-free access), all warps: with flops, the compute term.
   double SharedWarpAccesses = 0;
+  /// Warp instructions issued, all warps (0: not known). Where known, from
+  /// an iss run (ReportGpu.cpp); issued at the FMA-throughput probe's rate
+  /// (GpuProfile::warpInstructionsPerSec), they are a third compute bound
+  /// beside flops and shared accesses: what a branchy integer kernel with
+  /// few flops is bound by.
+  double WarpInstructions = 0;
   /// One thread's dependent chain (what it waits for in order), per warp:
   /// counts of dependent steps at each latency. Threads of a warp run
   /// together, so this is also a warp's chain.

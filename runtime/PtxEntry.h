@@ -237,6 +237,74 @@ inline bool parsePtxEntries(const std::string &Ptx, std::vector<PtxEntry> &Out,
   return true;
 }
 
+/// The instructions written in the body of kernel \p Kernel of \p Ptx:
+/// statements ending in ';' that are not directives (.reg, .shared, ...),
+/// labels and scope braces left out. A static count of the PTX text, which
+/// ptxas turns into about as many SASS instructions (the gpu model scales
+/// dynamic counts by it). False, with \p Error, when there is no such
+/// entry or its body does not close.
+inline bool countEntryInstructions(const std::string &Ptx, const std::string &Kernel,
+                                   unsigned &Count, std::string &Error) {
+  std::string S = detail::stripComments(Ptx);
+  size_t Body = std::string::npos;
+  for (size_t Pos = S.find(".entry"); Pos != std::string::npos && Body == std::string::npos;
+       Pos = S.find(".entry", Pos + 6)) {
+    size_t I = Pos + 6;
+    while (I < S.size() && std::isspace(static_cast<unsigned char>(S[I])))
+      ++I;
+    size_t NameEnd = I;
+    while (NameEnd < S.size() && detail::isIdentChar(S[NameEnd]))
+      ++NameEnd;
+    if (S.compare(I, NameEnd - I, Kernel) != 0 || NameEnd - I != Kernel.size())
+      continue;
+    size_t Close = S[NameEnd] == '(' ? S.find(')', NameEnd) : NameEnd;
+    Body = Close == std::string::npos ? Close : S.find('{', Close);
+    if (Body == std::string::npos) {
+      Error = "kernel '" + Kernel + "': no body";
+      return false;
+    }
+  }
+  if (Body == std::string::npos) {
+    Error = "no .entry '" + Kernel + "'";
+    return false;
+  }
+  Count = 0;
+  int Depth = 0;
+  std::string Statement;
+  for (size_t I = Body; I < S.size(); ++I) {
+    char C = S[I];
+    // .loc (debug line) directives end at the line's end, not with ';'.
+    // One starts a line (or follows a label, a brace or a statement).
+    size_t Before = C == '.' ? S.find_last_not_of(" \t", I - 1) : std::string::npos;
+    if (Before != std::string::npos && S.compare(I, 4, ".loc") == 0 &&
+        std::strchr("\n:{;", S[Before]) != nullptr) {
+      I = S.find('\n', I);
+      if (I == std::string::npos)
+        break;
+      continue;
+    }
+    if (C == '{')
+      ++Depth;
+    else if (C == '}' && --Depth == 0)
+      return true;
+    if (C != ';') {
+      Statement += C;
+      continue;
+    }
+    // Drop scope braces, then any labels ("$L__BB0_1:") in front.
+    size_t B = Statement.find_first_not_of(" \t\r\n{}");
+    for (size_t Colon; B != std::string::npos &&
+                       (Colon = Statement.find(':', B)) != std::string::npos &&
+                       Statement.find_first_of(" \t\r\n,[", B) > Colon;)
+      B = Statement.find_first_not_of(" \t\r\n{}", Colon + 1);
+    if (B != std::string::npos && Statement[B] != '.')
+      ++Count;
+    Statement.clear();
+  }
+  Error = "kernel '" + Kernel + "': its body does not close";
+  return false;
+}
+
 /// A module-scope variable: `[.visible|.extern|.weak] .global|.const ...
 /// NAME[...] [= {...}];`, as ours, nvcc's and LLVM's PTX declare them.
 struct PtxVariable {

@@ -289,6 +289,24 @@ TEST(GpuModel, DramChainsWaitTheLatencyLoadedByTheirThreads) {
   EXPECT_DOUBLE_EQ(predictGpu(W, testProfile()).Parts.MemoryLatency, 10 * 500);
 }
 
+// Warp instructions issue at the FMA probe's rate (64 flops a warp FMA): a
+// third compute bound, beside flops and shared accesses, that binds a
+// branchy kernel with no flops.
+TEST(GpuModel, WarpInstructionsIssueAtTheFmaProbesRate) {
+  GpuProfile P = testProfile(); // 10 TFLOP/s: 156.25e9 warp instructions a second
+  EXPECT_DOUBLE_EQ(P.warpInstructionsPerSec(), 10e12 / 64);
+  GpuWorkload W;
+  W.Threads = 1 << 20;
+  W.DramBytes = 8 << 20;
+  W.ChainDram = 1;
+  W.WarpInstructions = 1e9;
+  Prediction R = predictGpu(W, P);
+  EXPECT_EQ(R.Bound, "compute");
+  EXPECT_DOUBLE_EQ(R.Parts.Compute, 1e9 / (10e12 / 64) * 1e9);
+  W.WarpInstructions = 0; // unknown: the same kernel is memory-bound
+  EXPECT_NE(predictGpu(W, P).Bound, "compute");
+}
+
 // The five-buffer launch probe's excess over the one-buffer probe, a
 // quarter a buffer, is what each buffer beyond the first adds to a row's
 // first launch (not to the launches after it); unmeasured, nothing.

@@ -63,6 +63,47 @@ TEST(ReportGpu, ProfileIsTheMeasuredOneOverTheReference) {
   EXPECT_DOUBLE_EQ(Explicit->DramBytesPerSec, 3980e9);
 }
 
+// With an iss run's counts, a kernel whose work a warp is size-free gets
+// the issue term: the run's warp instructions a warp, scaled from simt to
+// PTX by their static sizes (the fixture's vadd PTX has 10), times the
+// GPU's warps, at the FMA probe's issue rate; the row says iss-assisted. A
+// failed run leaves the row static, with a note.
+TEST(ReportGpu, IssCountsGiveSizeFreeKernelsAnIssueTerm) {
+  GpuProfile P = measuredProfile();
+  int Calls = 0;
+  IssCountsFn Iss = [&](llvm::StringRef Case) -> llvm::Expected<IssKernelCounts> {
+    ++Calls;
+    EXPECT_EQ(Case, "vadd");
+    IssKernelCounts K;
+    K.Warps = 100;
+    K.WarpInstructions = 100 * 40000.0; // 40000 a warp: compute-bound
+    K.StaticInstructions = 40;
+    return K;
+  };
+  llvm::Expected<GpuReportRows> R = gpuReportRows(ResultsPath, BundleDir, P, Iss);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(Calls, 1); // vadd only: the SpMV rows have their statistics
+  const ReportRow *V = findRow(*R, "vadd", "n=67108864");
+  ASSERT_TRUE(V);
+  EXPECT_EQ(V->ModelInputs, "iss-assisted");
+  EXPECT_EQ(V->Bound, "compute");
+  const double WarpInstructions = 67108864.0 / 32 * 40000 * 10 / 40;
+  EXPECT_NEAR(V->Parts.Compute, WarpInstructions / P.warpInstructionsPerSec() * 1e3,
+              1e-9 * V->Parts.Compute);
+  EXPECT_EQ(findRow(*R, "spmv_scalar", "uniform 4096 rows, 16 per row")->ModelInputs, "static");
+
+  IssCountsFn Failing = [](llvm::StringRef) -> llvm::Expected<IssKernelCounts> {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "iss said no");
+  };
+  llvm::Expected<GpuReportRows> F = gpuReportRows(ResultsPath, BundleDir, P, Failing);
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  EXPECT_EQ(findRow(*F, "vadd", "n=67108864")->ModelInputs, "static");
+  bool Noted = false;
+  for (const std::string &N : F->Notes)
+    Noted |= N.find("vadd: no issue term (iss said no)") != std::string::npos;
+  EXPECT_TRUE(Noted);
+}
+
 TEST(ReportGpu, StreamingRowIsMeasuredAndPredicted) {
   GpuProfile P = measuredProfile();
   llvm::Expected<GpuReportRows> R = gpuReportRows(ResultsPath, BundleDir, P);

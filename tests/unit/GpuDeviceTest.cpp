@@ -114,6 +114,48 @@ TEST(PtxEntry, RejectsWhatItCannotRead) {
   EXPECT_NE(Why.find("empty parameter"), std::string::npos) << Why;
 }
 
+// The instructions of one kernel's body, in the forms ours, nvcc's and
+// LLVM's PTX take: directives, labels (alone or before an instruction),
+// .loc lines (no ';'), comments, scope braces and vector operands' braces
+// are not instructions; another kernel's are not counted.
+TEST(PtxEntry, CountsTheInstructionsOfOneKernel) {
+  const char *Ptx = R"(
+.visible .entry other(.param .u32 other_param_0)
+{
+	ret;
+}
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	.reg .b32 	%r<4>;          // a directive
+	.reg .f32 	%f<5>;
+	ld.param.u64 	%rd1, [k_param_0];
+$L__tmp0:
+	.loc	1 4 0                   // debug line, no semicolon
+	mov.u32 	%r1, %tid.x;
+	{ // a scope, as LLVM writes around calls
+	.reg .b32 temp;
+	ld.global.v4.f32 	{%f1, %f2, %f3, %f4}, [%rd1];
+	}
+	/* a block
+	   comment; with a semicolon */
+$L__BB0_2: st.global.f32 [%rd1], %f1;
+	ret;
+}
+)";
+  unsigned N = 0;
+  std::string Why;
+  ASSERT_TRUE(countEntryInstructions(Ptx, "k", N, Why)) << Why;
+  EXPECT_EQ(N, 5u); // ld.param, mov, ld.global.v4, st.global, ret
+  ASSERT_TRUE(countEntryInstructions(Ptx, "other", N, Why)) << Why;
+  EXPECT_EQ(N, 1u);
+  EXPECT_FALSE(countEntryInstructions(Ptx, "ot", N, Why)); // a prefix is not a name
+  EXPECT_NE(Why.find("no .entry 'ot'"), std::string::npos) << Why;
+  EXPECT_FALSE(countEntryInstructions(".entry open()\n{\n\tret;\n", "open", N, Why));
+  EXPECT_NE(Why.find("does not close"), std::string::npos) << Why;
+}
+
 PtxEntry entryOf(const char *Ptx) {
   std::vector<PtxEntry> E;
   std::string Why;

@@ -926,6 +926,36 @@ void progress(size_t I, const Pending &P, double IssSeconds, double RtlSeconds) 
 
 } // namespace
 
+/// What suite case \p Case's kernel does on iss under \p Config (compiled as
+/// the report compiles it, on the case's own inputs): the gpu model's issue
+/// term (ReportGpu.h).
+Expected<IssKernelCounts> issCountsOf(StringRef Case, const AcceleratorConfig &Config) {
+  const suite::SuiteCase *C = suite::findCase(Case);
+  if (!C)
+    return createStringError(inconvertibleErrorCode(), "no suite case '" + Case + "'");
+  Expected<compiler::CompileResult> Compiled =
+      suite::compileCase(*C, compiler::optionsFor(Config));
+  if (!Compiled)
+    return Compiled.takeError();
+  suite::Problem P = C->makeProblem({});
+  if (!Compiled->Image || P.Launches.empty())
+    return createStringError(inconvertibleErrorCode(), Case + ": no image or no launch");
+  DeviceOptions Opts;
+  Opts.Config = Config;
+  suite::SuiteResult Result;
+  if (Error E = runOnDevice("iss", Opts, *Compiled->Image, P, C->Name, Result))
+    return E;
+  if (!Result.Passed)
+    return createStringError(inconvertibleErrorCode(), Case + " on iss: " + Result.Message);
+  IssKernelCounts K;
+  K.WarpInstructions = double(Result.Total.get("warp_instructions"));
+  K.Warps = double(Result.Total.get("warps_launched"));
+  for (const compiler::KernelReport &KR : Compiled->Kernels)
+    if (KR.Name == P.Launches.front().Kernel)
+      K.StaticInstructions = KR.Instructions;
+  return K;
+}
+
 /// Appends the gpu rows of O.GpuResults (measured by the runner, predicted by
 /// the gpu model) and their notes; false, with the error printed, if they
 /// cannot be read.
@@ -936,7 +966,8 @@ bool addGpuRows(const Options &O, Report &R) {
     errs() << "tandem report: error: the gpu profile: " << toString(Profile.takeError()) << '\n';
     return false;
   }
-  Expected<GpuReportRows> Gpu = gpuReportRows(O.GpuResults, O.GpuBundle, *Profile);
+  IssCountsFn Iss = [&](StringRef Case) { return issCountsOf(Case, R.Config); };
+  Expected<GpuReportRows> Gpu = gpuReportRows(O.GpuResults, O.GpuBundle, *Profile, Iss);
   if (!Gpu) {
     errs() << "tandem report: error: gpu rows: " << toString(Gpu.takeError()) << '\n';
     return false;
@@ -951,7 +982,9 @@ bool addGpuRows(const Options &O, Report &R) {
     R.Notes.push_back("gpu: " + N);
   R.Notes.push_back("gpu rows: measured by the runner (" + O.GpuResults +
                     "), predicted by the gpu model (models/GpuModel.h) from sizes and matrix "
-                    "statistics only (model_inputs static)");
+                    "statistics (model_inputs static), and for the kernels whose work a warp "
+                    "does not grow with the problem also from the warp instructions of an iss "
+                    "run of the suite case (iss-assisted)");
   return true;
 }
 

@@ -11,10 +11,12 @@
 #include "../../gpu/Json.h"
 #include "../../gpu/Sparse.h"
 #include "../../gpu/Summary.h"
+#include "../../runtime/PtxEntry.h"
 
 #include "sparse/Csr.h"
 #include "sparse/Stats.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -95,6 +97,18 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
       W.ChainFma = 20; // about 20 dependent integer ops at FMA latency
       return true;
     }
+    if (Case == "math_functions") {
+      // Three loads, ten stores (a slice of the output per function) per
+      // element; the functions are independent, the longest (powf) about
+      // 40 dependent operations: an estimate. Its instructions, not its
+      // flops, bound it: the iss-assisted issue term (below).
+      W.Threads = N;
+      W.Buffers = 4;
+      W.DramBytes = W.FootprintBytes = 52 * N;
+      W.ChainDram = 1;
+      W.ChainFma = 40;
+      return true;
+    }
     if (Case == "divergent") {
       W.Threads = N;
       W.Buffers = 2;
@@ -154,6 +168,46 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
   return false;
 }
 
+/// Our PTX's static instruction count of \p Case's kernel in the bundle.
+Expected<double> ptxInstructions(const gpu::Json &Manifest, StringRef BundleDir, StringRef Case) {
+  for (const gpu::Json &C : Manifest["cases"].A) {
+    if (C["name"].S != Case)
+      continue;
+    SmallString<256> Path(BundleDir);
+    sys::path::append(Path, C["variants"]["ours"].S);
+    Expected<std::string> Ptx = readText(Path, "our PTX of " + Case.str());
+    if (!Ptx)
+      return Ptx.takeError();
+    const std::string Kernel = C["launches"].A.at(0)["kernel"].S;
+    unsigned Count = 0;
+    std::string Why;
+    if (!ptx::countEntryInstructions(*Ptx, Kernel, Count, Why))
+      return failure("'" + Path + "': " + Why);
+    return double(Count);
+  }
+  return failure("bundle manifest in '" + BundleDir + "': no case '" + Case + "'");
+}
+
+/// \p W's warp instructions from an iss run of its case: the run's a warp,
+/// scaled from our simt code to our PTX by their static sizes (ptxas makes
+/// about as many SASS instructions as the PTX has; the simt ISA is
+/// sparser, with no three-input logic or wide multiply-add), times the
+/// GPU's warps.
+Error addIssueCounts(GpuWorkload &W, const IssCountsFn &Iss, const gpu::Json &Manifest,
+                     StringRef BundleDir) {
+  Expected<IssKernelCounts> Counts = Iss(W.Kernel);
+  if (!Counts)
+    return Counts.takeError();
+  Expected<double> Ptx = ptxInstructions(Manifest, BundleDir, W.Kernel);
+  if (!Ptx)
+    return Ptx.takeError();
+  if (!(Counts->Warps > 0 && Counts->StaticInstructions > 0 && *Ptx > 0))
+    return failure("iss counts of " + W.Kernel + ": no warps or no instructions");
+  double PerWarp = Counts->WarpInstructions / Counts->Warps * (*Ptx / Counts->StaticInstructions);
+  W.WarpInstructions = std::ceil(W.Threads / 32) * PerWarp;
+  return Error::success();
+}
+
 /// The median ms of our PTX in a results entry, if timed.
 std::optional<double> oursMs(const gpu::Json &Entry) {
   if (!Entry.has("variants") || !Entry["variants"].has("ours"))
@@ -194,6 +248,15 @@ ReportRow rowFrom(const GpuWorkload &W, const GpuProfile &P, const std::string &
 
 StringRef referenceGpuProfilePath() { return TANDEM_GPU_REFERENCE_PROFILE; }
 
+bool perWarpWorkIsSizeFree(StringRef Case) {
+  // Not the grid-stride reductions (a thread's loop grows with n), sgemm
+  // (with k), softmax (with the columns), nor the SpMV kernels (with the
+  // matrix; their chains come from its statistics).
+  static constexpr StringRef SizeFree[] = {"vadd",           "saxpy",    "hash64",   "divergent",
+                                           "math_functions", "stencil5", "transpose"};
+  return is_contained(SizeFree, Case);
+}
+
 Expected<GpuProfile> gpuProfileForReport(StringRef ResultsPath, StringRef ProfilePath,
                                          StringRef ReferencePath) {
   if (!ProfilePath.empty())
@@ -216,7 +279,7 @@ Expected<GpuProfile> gpuProfileForReport(StringRef ResultsPath, StringRef Profil
 
 Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef ResultsName,
                                               StringRef ManifestText, StringRef BundleDir,
-                                              const GpuProfile &Profile) {
+                                              const GpuProfile &Profile, const IssCountsFn &Iss) {
   GpuReportRows Out;
   gpu::Json Results, Manifest;
   try {
@@ -322,7 +385,18 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
                             ": no workload description for this kernel; no row");
         continue;
       }
-      Out.Rows.push_back(rowFrom(W, Profile, Size, "generated", Measured));
+      bool IssAssisted = false;
+      if (Iss && perWarpWorkIsSizeFree(Case)) {
+        if (Error E = addIssueCounts(W, Iss, Manifest, BundleDir))
+          Out.Notes.push_back("gpu " + Case + ": no issue term (" + toString(std::move(E)) +
+                              "); the row is static");
+        else
+          IssAssisted = true;
+      }
+      ReportRow Row = rowFrom(W, Profile, Size, "generated", Measured);
+      if (IssAssisted)
+        Row.ModelInputs = "iss-assisted";
+      Out.Rows.push_back(std::move(Row));
     }
   } catch (const std::exception &E) {
     return failure("gpu results '" + ResultsName + "' or its manifest: " + E.what());
@@ -331,7 +405,7 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
 }
 
 Expected<GpuReportRows> gpuReportRows(StringRef ResultsPath, StringRef BundleDir,
-                                      const GpuProfile &Profile) {
+                                      const GpuProfile &Profile, const IssCountsFn &Iss) {
   Expected<std::string> Results = readText(ResultsPath, "gpu results");
   if (!Results)
     return Results.takeError();
@@ -340,7 +414,7 @@ Expected<GpuReportRows> gpuReportRows(StringRef ResultsPath, StringRef BundleDir
   Expected<std::string> Manifest = readText(ManifestPath, "bundle manifest");
   if (!Manifest)
     return Manifest.takeError();
-  return gpuReportRowsFromText(*Results, ResultsPath, *Manifest, BundleDir, Profile);
+  return gpuReportRowsFromText(*Results, ResultsPath, *Manifest, BundleDir, Profile, Iss);
 }
 
 } // namespace tandem::cli

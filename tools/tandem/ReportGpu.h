@@ -5,8 +5,9 @@
 // These functions turn that file, the bundle's manifest (workload sizes,
 // timing specs, matrices) and a gpu profile into report rows: device "gpu",
 // unit "ms", measured = our PTX's median, predicted by models/GpuModel.h,
-// model_inputs "static" (no trace: the workload is described from sizes and
-// matrix statistics).
+// model_inputs "static" (the workload is described from sizes and matrix
+// statistics) or, where an iss run's warp instructions give the issue term,
+// "iss-assisted".
 //
 // Rows are made for the large timing problems and every SpMV matrix; the
 // suite-size cases (microseconds, launch-bound) are left out with a note.
@@ -27,6 +28,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,16 @@ namespace tandem::cli {
 /// its statistics.
 sparse::CsrMatrix toSparseCsr(const gpu::Csr &A);
 
+/// What an iss run of a suite case counted, for the gpu model's issue term
+/// (`tandem report` compiles the case for simt and runs it; tests pass
+/// their own).
+struct IssKernelCounts {
+  double WarpInstructions = 0;   ///< issued, all warps of the run
+  double Warps = 0;              ///< warps launched
+  double StaticInstructions = 0; ///< the simt kernel's code words
+};
+using IssCountsFn = std::function<llvm::Expected<IssKernelCounts>(llvm::StringRef Case)>;
+
 struct GpuReportRows {
   std::vector<models::ReportRow> Rows;
   std::vector<std::string> Notes; ///< what was left out, and why
@@ -59,15 +71,26 @@ llvm::Expected<models::GpuProfile> gpuProfileForReport(llvm::StringRef ResultsPa
 
 /// The gpu rows of \p ResultsPath (the runner's results) for the bundle in
 /// \p BundleDir (its manifest.json and matrices/), predicted with \p Profile.
+/// With \p Iss, the kernels whose work a warp does not grow with the
+/// problem (perWarpWorkIsSizeFree) get an issue term from its counts,
+/// scaled from our simt code to our PTX by their static sizes: those rows
+/// are "iss-assisted", the others "static".
 llvm::Expected<GpuReportRows> gpuReportRows(llvm::StringRef ResultsPath, llvm::StringRef BundleDir,
-                                            const models::GpuProfile &Profile);
+                                            const models::GpuProfile &Profile,
+                                            const IssCountsFn &Iss = nullptr);
 
 /// The same from texts (tests); the names only label errors.
 llvm::Expected<GpuReportRows> gpuReportRowsFromText(llvm::StringRef ResultsText,
                                                     llvm::StringRef ResultsName,
                                                     llvm::StringRef ManifestText,
                                                     llvm::StringRef BundleDir,
-                                                    const models::GpuProfile &Profile);
+                                                    const models::GpuProfile &Profile,
+                                                    const IssCountsFn &Iss = nullptr);
+
+/// True for the suite kernels whose work a warp does not depend on the
+/// problem size (a thread an element or a tile), so a suite-size iss run's
+/// warp instructions a warp hold at the GPU's size.
+bool perWarpWorkIsSizeFree(llvm::StringRef Case);
 
 /// profiles/h200-reference.json in the source tree.
 llvm::StringRef referenceGpuProfilePath();
