@@ -873,6 +873,11 @@ std::string bufferLoadsProbePtx(const std::string &K, int Loads, bool Chained) {
          Num(3 + 2 * Loads) + ";\n\tret;\n}\n";
 }
 
+/// Rounds of 8 independent FMAs in an iteration of the FMA-throughput probe.
+/// 4 in the lent runs of 2026-12-04 (56.7 TFLOP/s where the guide has
+/// 65.1: the loop's own three instructions were 9% of the 35 issued).
+constexpr int FmaTputRounds = 16;
+
 /// Probes added after the first lent run, in a module of their own so that
 /// should one not load, the probes above still give their numbers: a copy
 /// with 16-byte accesses (what bulk copies reach), fp32 FMA throughput (8
@@ -895,7 +900,8 @@ std::string extraProbePtx() {
        "\tmul.wide.u32 %rd5, %r5, 16;\n\tadd.s64 %rd6, %rd3, %rd5;\n"
        "\tld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd6];\n\tadd.s64 %rd7, %rd4, %rd5;\n"
        "\tst.global.v4.f32 [%rd7], {%f1, %f2, %f3, %f4};\n$COPY4_DONE:\n\tret;\n}\n";
-  // FMA throughput: param 0 the iterations of 4 x 8 FMAs, 1 one float per
+  // FMA throughput: param 0 the iterations of FmaTputRounds x 8 FMAs (the
+  // loop's add, compare and branch under 3% of what it issues), 1 one float per
   // thread (the chains' sum, which keeps them live).
   P += "\n.visible .entry tandem_probe_fma_tput(.param .u32 tandem_probe_fma_tput_param_0, "
        ".param .u64 tandem_probe_fma_tput_param_1)\n{\n\t.reg .pred %p<2>;\n"
@@ -907,7 +913,7 @@ std::string extraProbePtx() {
     P += "\tadd.f32 %f" + std::to_string(I) + ", %f" + std::to_string(I - 1) + ", 0f3F800000;\n";
   P += "\tmov.f32 %f9, 0f3F7FFFFE;\n\tmov.f32 %f10, 0f3A83126F;\n\tmov.u32 %r6, 0;\n"
        "$FMAT_LOOP:\n";
-  for (int Round = 0; Round < 4; ++Round)
+  for (int Round = 0; Round < FmaTputRounds; ++Round)
     for (int I = 1; I <= 8; ++I)
       P += "\tfma.rn.f32 %f" + std::to_string(I) + ", %f" + std::to_string(I) + ", %f9, %f10;\n";
   P += "\tadd.s32 %r6, %r6, 1;\n\tsetp.lt.u32 %p1, %r6, %r1;\n\t@%p1 bra $FMAT_LOOP;\n" +
@@ -1201,12 +1207,12 @@ ExtraProbes measureExtraProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const De
 
     // 1024 threads per SM, 8 chains each: enough to hide the FMA latency.
     unsigned FmaGrid[3] = {unsigned(Sms) * 4, 1, 1};
-    const uint32_t Iterations = 8192;
+    const uint32_t Iterations = 32768 / FmaTputRounds;
     DeviceBuffer Sums(G, size_t(FmaGrid[0]) * 256 * 4, "fma throughput sums");
     Timing Fma = timeIt(G, Reps, [&] {
       M.launch("tandem_probe_fma_tput", FmaGrid, Block, 0, {Iterations, Sums.Ptr});
     });
-    double Flops = double(FmaGrid[0]) * 256 * Iterations * 32 * 2;
+    double Flops = double(FmaGrid[0]) * 256 * Iterations * (FmaTputRounds * 8) * 2;
     X.Fp32TflopPerS = Flops / (Fma.MedianMs * 1e-3) / 1e12;
 
     const uint32_t Steps = 100000;
