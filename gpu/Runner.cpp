@@ -873,6 +873,61 @@ std::string bufferLoadsProbePtx(const std::string &K, int Loads, bool Chained) {
          Num(3 + 2 * Loads) + ";\n\tret;\n}\n";
 }
 
+/// How each lane of the shared-memory throughput probe reads.
+enum class SharedAccess {
+  Word,          ///< ld.shared.f32, 32 consecutive words a warp (conflict-free)
+  Vec4,          ///< ld.volatile.shared.v4.f32, 32 consecutive 16-byte vectors
+  Vec4Broadcast, ///< the same, lanes 0-15 one vector, 16-31 the next (sgemm's A row)
+};
+
+/// Shared-memory throughput kernel \p K over the module's 4 KiB
+/// tandem_probe_ring: param 0 the iterations of 8 loads, 1 one float per
+/// thread. The 8 offsets differ by multiples of 512 bytes, and the base
+/// moves 128 bytes an iteration so no load is hoisted; each load adds its
+/// first float to an accumulator (one FADD: the vector loads are volatile
+/// so ptxas keeps all 16 bytes, LDS.128).
+std::string sharedThroughputProbePtx(const std::string &K, SharedAccess A) {
+  const bool Vec = A != SharedAccess::Word;
+  std::string L = "$" + K + "_LOOP";
+  std::string P = "\n.visible .entry " + K + "(.param .u32 " + K + "_param_0, .param .u64 " + K +
+                  "_param_1)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<17>;\n"
+                  "\t.reg .f32 %f<" + std::string(Vec ? "41" : "18") + ">;\n"
+                  "\t.reg .b64 %rd<5>;\n\tld.param.u32 %r1, [" + K + "_param_0];\n"
+                  "\tld.param.u64 %rd1, [" + K + "_param_1];\n" + globalThreadIndexPtx(2) +
+                  "\tmov.u32 %r6, tandem_probe_ring;\n";
+  // %r7: the lane's byte offset in the ring.
+  if (A == SharedAccess::Word)
+    P += "\tand.b32 %r7, %r4, 31;\n\tshl.b32 %r7, %r7, 2;\n";
+  else if (A == SharedAccess::Vec4)
+    P += "\tand.b32 %r7, %r4, 31;\n\tshl.b32 %r7, %r7, 4;\n";
+  else
+    P += "\tshr.u32 %r7, %r4, 4;\n\tand.b32 %r7, %r7, 1;\n\tshl.b32 %r7, %r7, 4;\n";
+  P += "\tmov.u32 %r8, 0;\n";
+  for (int I = 1; I <= 8; ++I)
+    P += "\tmov.f32 %f" + std::to_string(I) + ", 0f00000000;\n";
+  P += L + ":\n\tand.b32 %r9, %r7, 4095;\n";
+  for (int I = 0; I < 8; ++I) {
+    std::string Off = std::to_string(512 * I), Reg = std::to_string(9 + I);
+    std::string F = std::to_string(9 + I), Acc = std::to_string(1 + I);
+    if (I > 0)
+      P += "\txor.b32 %r" + Reg + ", %r9, " + Off + ";\n";
+    P += "\tadd.s32 %r" + Reg + ", %r" + Reg + ", %r6;\n";
+    if (Vec) {
+      std::string V = std::to_string(17 + 3 * I);
+      P += "\tld.volatile.shared.v4.f32 {%f" + F + ", %f" + V + ", %f" + std::to_string(18 + 3 * I) +
+           ", %f" + std::to_string(19 + 3 * I) + "}, [%r" + Reg + "];\n";
+    } else {
+      P += "\tld.shared.f32 %f" + F + ", [%r" + Reg + "];\n";
+    }
+    P += "\tadd.f32 %f" + Acc + ", %f" + Acc + ", %f" + F + ";\n";
+    if (I == 0) // %r9 is the ring offset again for the xors
+      P += "\tsub.s32 %r9, %r9, %r6;\n";
+  }
+  return P + "\tadd.s32 %r7, %r7, 128;\n\tadd.s32 %r8, %r8, 1;\n"
+             "\tsetp.lt.u32 %p1, %r8, %r1;\n\t@%p1 bra " + L + ";\n" +
+         storeSumOfAccumulators(17);
+}
+
 /// Rounds of 8 independent FMAs in an iteration of the FMA-throughput probe.
 /// 4 in the lent runs of 2026-12-04 (56.7 TFLOP/s where the guide has
 /// 65.1: the loop's own three instructions were 9% of the 35 issued).
@@ -977,36 +1032,7 @@ std::string extraProbePtx() {
   P += "\txor.b32 %r15, %r7, %r8;\n\txor.b32 %r16, %r9, %r10;\n\txor.b32 %r17, %r11, %r12;\n"
        "\txor.b32 %r18, %r13, %r14;\n\txor.b32 %r19, %r15, %r16;\n\txor.b32 %r20, %r17, %r18;\n"
        "\txor.b32 %r21, %r19, %r20;\n\tst.global.u32 [%rd4], %r21;\n\tret;\n}\n";
-  // Shared-memory throughput: param 0 the iterations of 8 loads, 1 one float
-  // per thread. Each load is warp-wide and conflict-free (32 consecutive
-  // words of the 4 KiB ring; the 8 offsets differ by multiples of 512
-  // bytes, and the base moves 128 bytes an iteration so none is hoisted).
-  P += "\n.visible .entry tandem_probe_shared_tput(.param .u32 "
-       "tandem_probe_shared_tput_param_0, .param .u64 tandem_probe_shared_tput_param_1)\n"
-       "{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<17>;\n\t.reg .f32 %f<18>;\n"
-       "\t.reg .b64 %rd<5>;\n"
-       "\tld.param.u32 %r1, [tandem_probe_shared_tput_param_0];\n"
-       "\tld.param.u64 %rd1, [tandem_probe_shared_tput_param_1];\n" +
-       globalThreadIndexPtx(2) +
-       "\tmov.u32 %r6, tandem_probe_ring;\n"
-       "\tand.b32 %r7, %r4, 31;\n\tshl.b32 %r7, %r7, 2;\n\tmov.u32 %r8, 0;\n";
-  for (int I = 1; I <= 8; ++I)
-    P += "\tmov.f32 %f" + std::to_string(I) + ", 0f00000000;\n";
-  P += "$SHT_LOOP:\n\tand.b32 %r9, %r7, 4095;\n";
-  for (int I = 0; I < 8; ++I) {
-    std::string Off = std::to_string(512 * I), Reg = std::to_string(9 + I);
-    std::string F = std::to_string(9 + I), Acc = std::to_string(1 + I);
-    if (I > 0)
-      P += "\txor.b32 %r" + Reg + ", %r9, " + Off + ";\n";
-    P += "\tadd.s32 %r" + Reg + ", %r" + Reg + ", %r6;\n"
-         "\tld.shared.f32 %f" + F + ", [%r" + Reg + "];\n"
-         "\tadd.f32 %f" + Acc + ", %f" + Acc + ", %f" + F + ";\n";
-    if (I == 0) // %r9 is the ring offset again for the xors
-      P += "\tsub.s32 %r9, %r9, %r6;\n";
-  }
-  P += "\tadd.s32 %r7, %r7, 128;\n\tadd.s32 %r8, %r8, 1;\n"
-       "\tsetp.lt.u32 %p1, %r8, %r1;\n\t@%p1 bra $SHT_LOOP;\n" +
-       storeSumOfAccumulators(17);
+  P += sharedThroughputProbePtx("tandem_probe_shared_tput", SharedAccess::Word);
   // L2 read: param 0 the buffer, 1 its float4s, 2 the passes over it, 3 one
   // float per thread (the sum, which keeps the loads live). Grid-stride.
   P += "\n.visible .entry tandem_probe_l2_read(.param .u64 tandem_probe_l2_read_param_0, "
@@ -1073,9 +1099,13 @@ std::string walkProbePtx(const std::string &K, bool LaneWalk) {
 ///                             mod 8192: a new line each step) and stores
 ///                             where it ended (and _b, the same kernel
 ///                             under another name);
-///   tandem_probe_lane_walk / tandem_probe_coalesced_walk  (walkProbePtx).
+///   tandem_probe_lane_walk / tandem_probe_coalesced_walk  (walkProbePtx);
+///   tandem_probe_shared_v4_tput / _v4_broadcast_tput  16-byte shared loads,
+///                             what sgemm's LDS.128 of A's row cost against
+///                             the word loads of shared_tput.
 std::string launchProbePtx() {
   std::string P = ".version 7.8\n.target sm_90\n.address_size 64\n\n"
+                  ".shared .align 16 .b32 tandem_probe_ring[1024];\n\n"
                   ".visible .entry tandem_probe_nop()\n{\n\tret;\n}\n";
   // Twice, under two names: a launch after one of the same kernel against
   // one after another kernel (spmv_merge's fixup, scan's second kernel).
@@ -1093,6 +1123,9 @@ std::string launchProbePtx() {
          "\tadd.s64 %rd6, %rd6, %rd7;\n\tst.global.u32 [%rd6], %r6;\n\tret;\n}\n";
   P += walkProbePtx("tandem_probe_lane_walk", /*LaneWalk=*/true);
   P += walkProbePtx("tandem_probe_coalesced_walk", /*LaneWalk=*/false);
+  P += sharedThroughputProbePtx("tandem_probe_shared_v4_tput", SharedAccess::Vec4);
+  P += sharedThroughputProbePtx("tandem_probe_shared_v4_broadcast_tput",
+                                SharedAccess::Vec4Broadcast);
   return P;
 }
 
@@ -1261,6 +1294,9 @@ struct LaunchProbes {
   double LaneWalkGbPerS = 0, CoalescedWalkGbPerS = 0;
   /// What a second launch back to back adds: of the same kernel, of another.
   double NextSameKernelUs = 0, NextOtherKernelUs = 0;
+  /// 16-byte warp-wide shared loads an SM completes a cycle: distinct
+  /// vectors, and two (a half-warp each).
+  double SharedV4WarpAccessesPerSmCycle = 0, SharedV4BroadcastWarpAccessesPerSmCycle = 0;
 };
 
 /// Runs launchProbePtx's probes on a GPU of \p Sms multiprocessors at \p
@@ -1316,6 +1352,20 @@ LaunchProbes measureLaunchProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const 
     Timing TouchFew = Steps(unsigned(Sms), 128, 1), TouchMany = Steps(Many, 128, 1);
     X.CtaCyclesPerBlockTouch =
         (TouchMany.MedianMs - TouchFew.MedianMs) * CyclesPerMs / (BlocksPerSm - 1);
+
+    // As the word probe (measureExtraProbes): 1024 threads an SM.
+    unsigned SharedGrid[3] = {unsigned(Sms) * 4, 1, 1}, SharedBlock[3] = {256, 1, 1};
+    const uint32_t SharedIterations = 4096;
+    DeviceBuffer SharedSums(G, size_t(SharedGrid[0]) * 256 * 4, "shared v4 sums");
+    for (bool Broadcast : {false, true}) {
+      Timing T = timeIt(G, Reps, [&] {
+        M.launch(Broadcast ? "tandem_probe_shared_v4_broadcast_tput" : "tandem_probe_shared_v4_tput",
+                 SharedGrid, SharedBlock, 0, {SharedIterations, SharedSums.Ptr});
+      });
+      double WarpAccesses = double(SharedGrid[0]) * (256 / 32) * SharedIterations * 8;
+      (Broadcast ? X.SharedV4BroadcastWarpAccessesPerSmCycle : X.SharedV4WarpAccessesPerSmCycle) =
+          WarpAccesses / Sms / (T.MedianMs * CyclesPerMs);
+    }
 
     // 32 floats a thread over the whole source (N / 32 threads).
     const uint32_t Items = 32;
@@ -1412,6 +1462,11 @@ std::string measureProfile(Gpu &G, int Reps) {
         // and after another kernel (the two-kernel rows run so).
         {"launch_next_same_kernel_us", Launches.NextSameKernelUs},
         {"launch_next_other_kernel_us", Launches.NextOtherKernelUs},
+        // 16-byte shared loads, beside shared_warp_accesses_per_sm_cycle's
+        // 4-byte ones: distinct vectors, and a half-warp each (sgemm's).
+        {"shared_v4_warp_accesses_per_sm_cycle", Launches.SharedV4WarpAccessesPerSmCycle},
+        {"shared_v4_broadcast_warp_accesses_per_sm_cycle",
+         Launches.SharedV4BroadcastWarpAccessesPerSmCycle},
         {"l1_latency_cycles", L1},
         {"l2_latency_cycles", L2Near},
         {"dram_latency_cycles", Dram},

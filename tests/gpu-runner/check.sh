@@ -172,7 +172,9 @@ assert math[0]["variants"]["ours"]["time"]["host_median_ms"] > 0, math[0]
 p = r["profile"]
 assert p["lane_walk_gb_per_s"] > 0 and p["coalesced_walk_gb_per_s"] > 0, p
 for k in ("launch_host_us", "small_launch_l2_step_cycles", "cta_cycles_per_block_empty",
-          "cta_cycles_per_block_touch"):
+          "cta_cycles_per_block_touch", "launch_next_same_kernel_us",
+          "launch_next_other_kernel_us", "shared_v4_warp_accesses_per_sm_cycle",
+          "shared_v4_broadcast_warp_accesses_per_sm_cycle"):
     assert k in p or k in p["not_measured"], (k, p)
 PY
 ! grep -q "launch probes:" "$work/out.txt" || { echo "the launch probes failed:"; cat "$work/out.txt"; exit 1; }
