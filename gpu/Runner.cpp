@@ -1061,27 +1061,32 @@ std::string extraProbePtx() {
   return P;
 }
 
-/// A kernel \p K (params: buffer, output, items) in which each thread sums
-/// `items` floats of the buffer and stores the sum to its float of the
-/// output. Lane walk: thread t reads items t x items .. t x items + items - 1
-/// one after another, so the lanes of a warp are `items` words apart and,
-/// at 32 items, every warp load touches 32 lines (what spmv_merge's lanes
-/// do over the columns and values). Else coalesced: thread t reads t,
-/// t + threads, ... (the same bytes, 32 consecutive words a warp load).
+/// A kernel \p K (params: buffers a and b, output, items) in which each
+/// thread sums `items` floats of a and as many of b at the same indices (as
+/// spmv_merge reads a nonzero's column and value) and stores the sum to its
+/// float of the output. Lane walk: thread t reads indices t x items ..
+/// t x items + items - 1 one after another, so the lanes of a warp are
+/// `items` words apart: at 32, every warp load touches 32 lines, and the
+/// resident threads keep two 128-byte lines each in use (69 MB on the H200,
+/// more than its L2). Else coalesced: thread t reads t, t + threads, ...
+/// (the same bytes, 32 consecutive words a warp load).
 std::string walkProbePtx(const std::string &K, bool LaneWalk) {
   std::string L = "$" + K + "_LOOP";
   return "\n.visible .entry " + K + "(.param .u64 " + K + "_param_0, .param .u64 " + K +
-         "_param_1, .param .u32 " + K + "_param_2)\n{\n\t.reg .pred %p<2>;\n"
-         "\t.reg .b32 %r<11>;\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<8>;\n"
-         "\tld.param.u64 %rd1, [" + K + "_param_0];\n\tld.param.u64 %rd2, [" + K +
-         "_param_1];\n\tld.param.u32 %r1, [" + K + "_param_2];\n" + globalThreadIndexPtx(2) +
+         "_param_1, .param .u64 " + K + "_param_2, .param .u32 " + K +
+         "_param_3)\n{\n\t.reg .pred %p<2>;\n"
+         "\t.reg .b32 %r<11>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<12>;\n"
+         "\tld.param.u64 %rd1, [" + K + "_param_0];\n\tld.param.u64 %rd8, [" + K +
+         "_param_1];\n\tld.param.u64 %rd2, [" + K + "_param_2];\n\tld.param.u32 %r1, [" + K +
+         "_param_3];\n" + globalThreadIndexPtx(2) +
          "\tmov.u32 %r6, %nctaid.x;\n\tmul.lo.s32 %r7, %r6, %r3;\n"
-         "\tcvta.to.global.u64 %rd3, %rd1;\n" +
+         "\tcvta.to.global.u64 %rd3, %rd1;\n\tcvta.to.global.u64 %rd9, %rd8;\n" +
          (LaneWalk ? "\tmul.lo.s32 %r8, %r5, %r1;\n\tmov.u32 %r9, 1;\n"
                    : "\tmov.u32 %r8, %r5;\n\tmov.u32 %r9, %r7;\n") +
          "\tmov.f32 %f1, 0f00000000;\n\tmov.u32 %r10, 0;\n" + L + ":\n"
          "\tmul.wide.u32 %rd4, %r8, 4;\n\tadd.s64 %rd5, %rd3, %rd4;\n"
-         "\tld.global.f32 %f2, [%rd5];\n\tadd.f32 %f1, %f1, %f2;\n"
+         "\tadd.s64 %rd10, %rd9, %rd4;\n\tld.global.f32 %f2, [%rd5];\n"
+         "\tld.global.f32 %f3, [%rd10];\n\tadd.f32 %f1, %f1, %f2;\n\tadd.f32 %f1, %f1, %f3;\n"
          "\tadd.s32 %r8, %r8, %r9;\n\tadd.s32 %r10, %r10, 1;\n"
          "\tsetp.lt.u32 %p1, %r10, %r1;\n\t@%p1 bra " + L + ";\n"
          "\tcvta.to.global.u64 %rd6, %rd2;\n\tmul.wide.u32 %rd7, %r5, 4;\n"
@@ -1290,8 +1295,9 @@ struct LaunchProbes {
   /// Cycles each SM spends a 128-thread block, over 256 blocks an SM:
   /// empty blocks, and blocks whose threads each load and store a word.
   double CtaCyclesPerBlockEmpty = 0, CtaCyclesPerBlockTouch = 0;
-  /// Bytes a second the 32-items-a-lane walk and its coalesced twin read.
-  double LaneWalkGbPerS = 0, CoalescedWalkGbPerS = 0;
+  /// Bytes a second the lane walks (32 and 16 items a lane) and the
+  /// coalesced twin read.
+  double LaneWalkGbPerS = 0, LaneWalk16GbPerS = 0, CoalescedWalkGbPerS = 0;
   /// What a second launch back to back adds: of the same kernel, of another.
   double NextSameKernelUs = 0, NextOtherKernelUs = 0;
   /// 16-byte warp-wide shared loads an SM completes a cycle: distinct
@@ -1367,17 +1373,19 @@ LaunchProbes measureLaunchProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const 
           WarpAccesses / Sms / (T.MedianMs * CyclesPerMs);
     }
 
-    // 32 floats a thread over the whole source (N / 32 threads).
-    const uint32_t Items = 32;
-    unsigned WalkGrid[3] = {N / Items / 256, 1, 1}, Block[3] = {256, 1, 1};
-    for (bool LaneWalk : {true, false}) {
+    // The source and destination read side by side, \p Items floats of
+    // each a thread (N / Items threads), the sums to a buffer of their own.
+    DeviceBuffer WalkSums(G, size_t(N) / 16 * 4, "walk sums");
+    auto Walk = [&](const char *Kernel, uint32_t Items) {
+      unsigned WalkGrid[3] = {N / Items / 256, 1, 1}, Block[3] = {256, 1, 1};
       Timing T = timeIt(G, Reps, [&] {
-        M.launch(LaneWalk ? "tandem_probe_lane_walk" : "tandem_probe_coalesced_walk", WalkGrid,
-                 Block, 0, {Src.Ptr, Dst.Ptr, Items});
+        M.launch(Kernel, WalkGrid, Block, 0, {Src.Ptr, Dst.Ptr, WalkSums.Ptr, Items});
       });
-      (LaneWalk ? X.LaneWalkGbPerS : X.CoalescedWalkGbPerS) =
-          double(N) * 4 / (T.MedianMs * 1e-3) / 1e9;
-    }
+      return 2.0 * N * 4 / (T.MedianMs * 1e-3) / 1e9;
+    };
+    X.LaneWalkGbPerS = Walk("tandem_probe_lane_walk", 32);
+    X.LaneWalk16GbPerS = Walk("tandem_probe_lane_walk", 16);
+    X.CoalescedWalkGbPerS = Walk("tandem_probe_coalesced_walk", 32);
   } catch (const std::exception &E) {
     std::cerr << "launch probes: " << E.what() << "\n";
     G.recoverAfterFailure();
@@ -1454,9 +1462,11 @@ std::string measureProfile(Gpu &G, int Reps) {
         {"small_launch_l2_step_cycles", Launches.SmallLaunchL2StepCycles},
         {"cta_cycles_per_block_empty", Launches.CtaCyclesPerBlockEmpty},
         {"cta_cycles_per_block_touch", Launches.CtaCyclesPerBlockTouch},
-        // 32 floats a lane, lanes 128 bytes apart (spmv_merge's loads),
-        // and the same bytes coalesced.
+        // Two arrays read side by side, 32 floats of each a lane, lanes 128
+        // bytes apart (spmv_merge's columns and values); 16 floats (lanes
+        // 64 bytes apart: half the lines in use); the same bytes coalesced.
         {"lane_walk_gb_per_s", Launches.LaneWalkGbPerS},
+        {"lane_walk_16_gb_per_s", Launches.LaneWalk16GbPerS},
         {"coalesced_walk_gb_per_s", Launches.CoalescedWalkGbPerS},
         // A second launch after one of the same kernel (as launch_next_us)
         // and after another kernel (the two-kernel rows run so).

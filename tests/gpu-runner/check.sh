@@ -170,7 +170,8 @@ assert math[0]["variants"]["ours"]["time"]["host_median_ms"] > 0, math[0]
 # The launch probes' module loaded and ran: the fake's walks give a rate,
 # and each of their numbers is either measured or listed as not.
 p = r["profile"]
-assert p["lane_walk_gb_per_s"] > 0 and p["coalesced_walk_gb_per_s"] > 0, p
+assert p["lane_walk_gb_per_s"] > 0 and p["lane_walk_16_gb_per_s"] > 0, p
+assert p["coalesced_walk_gb_per_s"] > 0, p
 for k in ("launch_host_us", "small_launch_l2_step_cycles", "cta_cycles_per_block_empty",
           "cta_cycles_per_block_touch", "launch_next_same_kernel_us",
           "launch_next_other_kernel_us", "shared_v4_warp_accesses_per_sm_cycle",
