@@ -205,7 +205,7 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
     B.MemoryBandwidth = Body;
   else
     B.Compute = Body;
-  B.LoadImbalance = std::max(0.0, W.LongestWarpCycles - Body);
+  B.LoadImbalance = std::max(0.0, W.LongestWarpCycles - Body) + W.SerialTailCycles;
   B.Synchronization = W.SameAddressAtomics / P.SameAddressAtomicsPerSec * Hz;
 
   Prediction R;
@@ -386,6 +386,15 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     W.ChainDram = 1 + NnzPerThread / AssumedLoopLoadsInFlight * Miss;
     W.ChainFma = NnzPerThread;
     W.LongestWarpCycles = 0; // equal shares by construction
+    // The fixup: the first slice of a row that spans several adds up the
+    // carries of the others, one after another (the loop's exit waits on
+    // each carryRow load: an L1 hit but for one L2 access a 32-word line).
+    // The longest row's slices are the tail.
+    double LongRowSlices = std::ceil((S.RowLengthMax + 1) / Items);
+    if (LongRowSlices > 1)
+      W.SerialTailCycles =
+          (LongRowSlices - 1) * (P.L1LatencyCycles +
+                                 (P.l2GatherLatency(W.FootprintBytes) - P.L1LatencyCycles) / 32);
     W.FootprintBytes += 2 * W.Threads * Word; // the carries
     break;
   }

@@ -209,6 +209,10 @@ struct GpuWorkload {
   /// The longest single warp's chain, in cycles, where warps differ (0 when
   /// every warp does the same work): a tail no other warp's work can hide.
   double LongestWarpCycles = 0;
+  /// Cycles one thread spends after the body while the others are done (a
+  /// later launch's serial part: merge path's fixup adding up a long row's
+  /// carries); load imbalance, added whole.
+  double SerialTailCycles = 0;
   double SameAddressAtomics = 0; ///< atomics that serialize on one address
 };
 
