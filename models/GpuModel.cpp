@@ -376,7 +376,7 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     const double Items = 32;
     W.Launches = 2;
     W.Buffers = 7;
-    W.Threads = std::ceil((Rows + Nnz) / Items); // the fixup's chain is short
+    W.Threads = std::ceil((Rows + Nnz) / Items); // the fixup's work: the tail below
     if (!L1HoldsWarpSteps(Items)) // lanes 32 items apart
       W.L2OnlyBytes += 2 * Nnz * (Sector - Word);
     double SearchSteps = std::ceil(std::log2(std::max(2.0, Rows + Nnz)));

@@ -257,7 +257,7 @@ inline bool countEntryInstructions(const std::string &Ptx, const std::string &Ke
       ++NameEnd;
     if (S.compare(I, NameEnd - I, Kernel) != 0 || NameEnd - I != Kernel.size())
       continue;
-    size_t Close = S[NameEnd] == '(' ? S.find(')', NameEnd) : NameEnd;
+    size_t Close = NameEnd < S.size() && S[NameEnd] == '(' ? S.find(')', NameEnd) : NameEnd;
     Body = Close == std::string::npos ? Close : S.find('{', Close);
     if (Body == std::string::npos) {
       Error = "kernel '" + Kernel + "': no body";

@@ -154,6 +154,8 @@ $L__BB0_2: st.global.f32 [%rd1], %f1;
   EXPECT_NE(Why.find("no .entry 'ot'"), std::string::npos) << Why;
   EXPECT_FALSE(countEntryInstructions(".entry open()\n{\n\tret;\n", "open", N, Why));
   EXPECT_NE(Why.find("does not close"), std::string::npos) << Why;
+  EXPECT_FALSE(countEntryInstructions(".entry cut", "cut", N, Why)); // the text ends there
+  EXPECT_NE(Why.find("no body"), std::string::npos) << Why;
 }
 
 PtxEntry entryOf(const char *Ptx) {

@@ -170,15 +170,21 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
 
 /// Our PTX's static instruction count of \p Case's kernel in the bundle.
 Expected<double> ptxInstructions(const gpu::Json &Manifest, StringRef BundleDir, StringRef Case) {
+  if (!Manifest.has("cases"))
+    return failure("bundle manifest in '" + BundleDir + "': no cases");
   for (const gpu::Json &C : Manifest["cases"].A) {
-    if (C["name"].S != Case)
+    if (!C.has("name") || C["name"].S != Case)
       continue;
+    if (!C.has("variants") || !C["variants"].has("ours") || !C.has("launches") ||
+        C["launches"].A.empty() || !C["launches"].A[0].has("kernel"))
+      return failure("bundle manifest in '" + BundleDir + "': case '" + Case +
+                     "' has no PTX of ours or no launch");
     SmallString<256> Path(BundleDir);
     sys::path::append(Path, C["variants"]["ours"].S);
     Expected<std::string> Ptx = readText(Path, "our PTX of " + Case.str());
     if (!Ptx)
       return Ptx.takeError();
-    const std::string Kernel = C["launches"].A.at(0)["kernel"].S;
+    const std::string Kernel = C["launches"].A[0]["kernel"].S;
     unsigned Count = 0;
     std::string Why;
     if (!ptx::countEntryInstructions(*Ptx, Kernel, Count, Why))
