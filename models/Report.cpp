@@ -305,6 +305,23 @@ void accuracyTable(const Report &R, raw_ostream &OS) {
       if (A.Rows)
         OS << formatv("| {0}, static estimate | {1} static | {2} | {3:F1}% | {4:F1}% |\n",
                       S.Name, A.Device, A.Rows, A.MedianAbsErrorPct, A.P90AbsErrorPct);
+  // Where the error is: the measured rows of each device by the bound the
+  // model named (a goal missed on launch-bound rows reads differently from
+  // one missed on bandwidth-bound ones).
+  std::vector<std::pair<std::string, std::string>> DeviceBounds;
+  for (const ReportRow &Row : R.Rows)
+    if (Row.errorPct() && !is_contained(DeviceBounds, std::make_pair(Row.Device, Row.Bound)))
+      DeviceBounds.emplace_back(Row.Device, Row.Bound);
+  llvm::sort(DeviceBounds);
+  for (const auto &[Device, Bound] : DeviceBounds) {
+    std::vector<double> Errors;
+    for (const ReportRow &Row : R.Rows)
+      if (Row.Device == Device && Row.Bound == Bound)
+        if (std::optional<double> E = Row.errorPct())
+          Errors.push_back(std::fabs(*E));
+    OS << formatv("| bound by {0} | {1} | {2} | {3:F1}% | {4:F1}% |\n", Bound, Device,
+                  Errors.size(), percentile(Errors, 50), percentile(Errors, 90));
+  }
 }
 
 } // namespace

@@ -218,6 +218,24 @@ TEST(Report, StaticEstimatesHaveTheirOwnAccuracyAndLabel) {
   EXPECT_NE(Html.find("static estimate (all groups)"), std::string::npos);
 }
 
+// report.md's accuracy table ends with each device's measured rows by the
+// bound the model named: where a missed goal's error is.
+TEST(Report, AccuracyByBoundSaysWhereTheErrorIs) {
+  Report R = sampleReport(); // rtl, both compute-bound: +10% and -20%
+  R.Rows[1].Bound = "launch";
+  ReportRow D = R.Rows[0];
+  D.Workload = "saxpy";
+  D.Predicted = 130; // +30%, compute-bound
+  D.Parts.Compute = 120;
+  R.Rows.push_back(D);
+  std::string Md;
+  raw_string_ostream OS(Md);
+  writeMarkdown(R, OS);
+  EXPECT_NE(Md.find("| bound by compute | rtl | 2 | 10.0% | 30.0% |"), std::string::npos) << Md;
+  EXPECT_NE(Md.find("| bound by launch | rtl | 1 | 20.0% | 20.0% |"), std::string::npos) << Md;
+  EXPECT_EQ(Md.find("| bound by compute | iss |"), std::string::npos) << Md; // not measured
+}
+
 TEST(Report, SummaryIsMedianAndP90PerDevice) {
   Report R = sampleReport(); // rtl errors: +10% and -20%
   std::vector<Accuracy> A = R.accuracy();
