@@ -1177,6 +1177,20 @@ uint64_t oneThreadCycles(Gpu &G, PtxModule &M, const char *Kernel, uint32_t Coun
   return Cycles;
 }
 
+/// Warp-wide shared loads an SM completes a cycle in \p Kernel, a
+/// sharedThroughputProbePtx kernel of \p M: 1024 threads an SM, 4096
+/// iterations of 8 loads, at the driver's maximum clock (the clock the SMs
+/// ran at here).
+double sharedWarpAccessesPerSmCycle(Gpu &G, PtxModule &M, const char *Kernel, int Reps, int Sms,
+                                    int ClockKhz) {
+  unsigned Grid[3] = {unsigned(Sms) * 4, 1, 1}, Block[3] = {256, 1, 1};
+  const uint32_t Iterations = 4096;
+  DeviceBuffer Sums(G, size_t(Grid[0]) * 256 * 4, std::string(Kernel) + " sums");
+  Timing T = timeIt(G, Reps, [&] { M.launch(Kernel, Grid, Block, 0, {Iterations, Sums.Ptr}); });
+  double WarpAccesses = double(Grid[0]) * (256 / 32) * Iterations * 8;
+  return WarpAccesses / Sms / (T.MedianMs * 1e-3 * ClockKhz * 1e3);
+}
+
 /// What the extra probes measured; 0 where one did not run.
 struct ExtraProbes {
   double Copy4GbPerS = 0, Fp32TflopPerS = 0, SharedCycles = 0, L2ReadGbPerS = 0;
@@ -1256,17 +1270,8 @@ ExtraProbes measureExtraProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const De
     const uint32_t Steps = 100000;
     X.SharedCycles = double(oneThreadCycles(G, M, "tandem_probe_shared_chase", Steps)) / Steps;
 
-    // 1024 threads per SM, 8 loads an iteration: warp accesses per SM cycle
-    // at the driver's maximum clock (the clock the SMs ran at here).
-    const uint32_t SharedIterations = 4096;
-    DeviceBuffer SharedSums(G, size_t(FmaGrid[0]) * 256 * 4, "shared throughput sums");
-    Timing Shared = timeIt(G, Reps, [&] {
-      M.launch("tandem_probe_shared_tput", FmaGrid, Block, 0,
-               {SharedIterations, SharedSums.Ptr});
-    });
-    double WarpAccesses = double(FmaGrid[0]) * (256 / 32) * SharedIterations * 8;
     X.SharedWarpAccessesPerSmCycle =
-        WarpAccesses / Sms / (Shared.MedianMs * 1e-3 * ClockKhz * 1e3);
+        sharedWarpAccessesPerSmCycle(G, M, "tandem_probe_shared_tput", Reps, Sms, ClockKhz);
 
     // 16 MiB, in the L2 after timeIt's warm-up; 64 passes a launch.
     const uint32_t Vec4s = (16u << 20) / 16, Passes = 64;
@@ -1306,8 +1311,8 @@ struct LaunchProbes {
 };
 
 /// Runs launchProbePtx's probes on a GPU of \p Sms multiprocessors at \p
-/// ClockKhz; the walks read \p Src (\p N floats) and write sums to \p Dst.
-/// A failure loses these numbers only (and is printed).
+/// ClockKhz; the walks read \p Src and \p Dst (\p N floats each) side by
+/// side. A failure loses these numbers only (and is printed).
 LaunchProbes measureLaunchProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const DeviceBuffer &Src,
                                  const DeviceBuffer &Dst, uint32_t N) {
   LaunchProbes X;
@@ -1359,19 +1364,10 @@ LaunchProbes measureLaunchProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const 
     X.CtaCyclesPerBlockTouch =
         (TouchMany.MedianMs - TouchFew.MedianMs) * CyclesPerMs / (BlocksPerSm - 1);
 
-    // As the word probe (measureExtraProbes): 1024 threads an SM.
-    unsigned SharedGrid[3] = {unsigned(Sms) * 4, 1, 1}, SharedBlock[3] = {256, 1, 1};
-    const uint32_t SharedIterations = 4096;
-    DeviceBuffer SharedSums(G, size_t(SharedGrid[0]) * 256 * 4, "shared v4 sums");
-    for (bool Broadcast : {false, true}) {
-      Timing T = timeIt(G, Reps, [&] {
-        M.launch(Broadcast ? "tandem_probe_shared_v4_broadcast_tput" : "tandem_probe_shared_v4_tput",
-                 SharedGrid, SharedBlock, 0, {SharedIterations, SharedSums.Ptr});
-      });
-      double WarpAccesses = double(SharedGrid[0]) * (256 / 32) * SharedIterations * 8;
-      (Broadcast ? X.SharedV4BroadcastWarpAccessesPerSmCycle : X.SharedV4WarpAccessesPerSmCycle) =
-          WarpAccesses / Sms / (T.MedianMs * CyclesPerMs);
-    }
+    X.SharedV4WarpAccessesPerSmCycle =
+        sharedWarpAccessesPerSmCycle(G, M, "tandem_probe_shared_v4_tput", Reps, Sms, ClockKhz);
+    X.SharedV4BroadcastWarpAccessesPerSmCycle = sharedWarpAccessesPerSmCycle(
+        G, M, "tandem_probe_shared_v4_broadcast_tput", Reps, Sms, ClockKhz);
 
     // The source and destination read side by side, \p Items floats of
     // each a thread (N / Items threads), the sums to a buffer of their own.

@@ -126,10 +126,11 @@ GpuProfile::DramStream GpuProfile::dramStream() const {
 }
 
 double GpuProfile::loadedDramLatencyCycles(double Threads) const {
-  const double S = DramCopyScalarBytesPerSec, V = DramCopyVectorBytesPerSec;
   const double Slots = residentWarps() * 32;
-  if (!(S > 0 && V > S) || Slots <= 0) // no probes: dramStream() falls back
+  if (Slots <= 0)
     return DramLatencyCycles;
+  // Without the copy probes dramStream()'s wait is a DRAM latency over the
+  // slots, so Loaded is the idle latency again.
   double Loaded = dramStream().SecondsPerThread * Slots * ClockHz;
   double Fill = std::clamp(Threads / Slots, 0.0, 1.0);
   return DramLatencyCycles + std::max(0.0, Loaded - DramLatencyCycles) * Fill;

@@ -924,17 +924,25 @@ void progress(size_t I, const Pending &P, double IssSeconds, double RtlSeconds) 
   errs() << ")\n";
 }
 
-} // namespace
+/// How the report compiles a suite case for \p Config: the configuration's
+/// options with the command's --no-schedule and --no-coalesce.
+compiler::CompileOptions reportCompileOptions(const Options &O, const AcceleratorConfig &Config) {
+  compiler::CompileOptions CO = compiler::optionsFor(Config);
+  CO.Schedule = O.Schedule;
+  CO.CoalesceLaneCopies = O.Coalesce;
+  return CO;
+}
 
 /// What suite case \p Case's kernel does on iss under \p Config (compiled as
 /// the report compiles it, on the case's own inputs): the gpu model's issue
 /// term (ReportGpu.h).
-Expected<IssKernelCounts> issCountsOf(StringRef Case, const AcceleratorConfig &Config) {
+Expected<IssKernelCounts> issCountsOf(StringRef Case, const Options &O,
+                                      const AcceleratorConfig &Config) {
   const suite::SuiteCase *C = suite::findCase(Case);
   if (!C)
     return createStringError(inconvertibleErrorCode(), "no suite case '" + Case + "'");
   Expected<compiler::CompileResult> Compiled =
-      suite::compileCase(*C, compiler::optionsFor(Config));
+      suite::compileCase(*C, reportCompileOptions(O, Config));
   if (!Compiled)
     return Compiled.takeError();
   suite::Problem P = C->makeProblem({});
@@ -956,6 +964,8 @@ Expected<IssKernelCounts> issCountsOf(StringRef Case, const AcceleratorConfig &C
   return K;
 }
 
+} // namespace
+
 /// Appends the gpu rows of O.GpuResults (measured by the runner, predicted by
 /// the gpu model) and their notes; false, with the error printed, if they
 /// cannot be read.
@@ -966,7 +976,7 @@ bool addGpuRows(const Options &O, Report &R) {
     errs() << "tandem report: error: the gpu profile: " << toString(Profile.takeError()) << '\n';
     return false;
   }
-  IssCountsFn Iss = [&](StringRef Case) { return issCountsOf(Case, R.Config); };
+  IssCountsFn Iss = [&](StringRef Case) { return issCountsOf(Case, O, R.Config); };
   Expected<GpuReportRows> Gpu = gpuReportRows(O.GpuResults, O.GpuBundle, *Profile, Iss);
   if (!Gpu) {
     errs() << "tandem report: error: gpu rows: " << toString(Gpu.takeError()) << '\n';
@@ -1051,10 +1061,8 @@ int reportCommand(int Argc, char **Argv) {
     if (It != Images.end())
       return &It->second;
     auto Begin = Clock::now();
-    compiler::CompileOptions CO = compiler::optionsFor(*Config);
-    CO.Schedule = O.Schedule;
-    CO.CoalesceLaneCopies = O.Coalesce;
-    Expected<compiler::CompileResult> Compiled = suite::compileCase(C, CO);
+    Expected<compiler::CompileResult> Compiled =
+        suite::compileCase(C, reportCompileOptions(O, *Config));
     Times.add(Phase::Compile, Begin);
     if (!Compiled)
       return Compiled.takeError();
