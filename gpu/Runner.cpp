@@ -2,6 +2,7 @@
 //
 //   tandem-gpu-runner BUNDLE --nvcc-dir DIR --out RESULTS.json [--reps N]
 //                     [--only CASE]... [--skip-timing] [--budget-s SECONDS]
+//                     [--counters]
 //   tandem-gpu-runner --summarize RESULTS.json
 //   tandem-gpu-runner --write-probe-ptx DIR   the profile probes' PTX, for
 //                     ptxas where no GPU is (tests/gpu-runner/check.sh)
@@ -36,7 +37,14 @@
 // starting timing problems (phases 2 and 3) once that many seconds have
 // passed and lists the rest in "skipped"; phase 1's correctness always runs
 // to the end. --summarize prints the table of a results file, finished or
-// not. Exit status: 0 all correct, 1 a wrong result or a failed case (with
+// not. --counters is for a run under Nsight Compute (ncu --profile-from-start
+// off; scripts/gpu-counters.sh): after each timing, one more launch of the
+// same problem, warm as the timed ones were, inside cuProfilerStart/Stop, so
+// ncu profiles that launch alone; the results say which profiled launches
+// (ncu's result IDs, in order) belong to which variant and problem. It skips
+// the profile probes, cuSPARSE and LLVM's PTX (llc), whose numbers the plain
+// run gives: ours against nvcc's is what the counters are for.
+// Exit status: 0 all correct, 1 a wrong result or a failed case (with
 // --summarize: or an incomplete file), 3 no driver or no GPU (nothing
 // measured), 2 a usage error.
 //
@@ -1612,6 +1620,54 @@ struct Options {
   std::vector<std::string> Only;
   bool Timing = true;
   double BudgetS = 0; ///< > 0: start no timing problem after this many seconds
+  bool Counters = false; ///< one profiled launch after each timing (--counters)
+};
+
+/// --counters: the launches a profiler started with --profile-from-start off
+/// sees, marked with the driver's cuProfilerStart/cuProfilerStop (in the
+/// driver library, though not in CudaDriverApi.h: only this mode needs
+/// them). Counts them, since ncu numbers its results in that order.
+class ProfiledLaunches {
+public:
+  explicit ProfiledLaunches(Gpu &G) : G(G) {
+    Start = reinterpret_cast<RangeFn>(dlsym(G.Api.Library, "cuProfilerStart"));
+    Stop = reinterpret_cast<RangeFn>(dlsym(G.Api.Library, "cuProfilerStop"));
+    if (!Start || !Stop)
+      throw std::runtime_error("--counters: the driver library '" + G.Api.LibraryName +
+                               "' exports no cuProfilerStart/cuProfilerStop");
+  }
+  /// Runs \p D's launches once inside a profiler range; returns where
+  /// their results are: {"first_id": ncu's ID of the first, "kernels": how
+  /// many, "kernel_names": [...]}.
+  std::string record(DeviceProblem &D, PtxModule &M, const Problem &P) {
+    G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", "before a profiled launch");
+    const size_t First = Next;
+    // Counted before they run: should one fail, ncu may still hold results
+    // for some of them, and the IDs after must not slide (the kernel names
+    // are there to check the pairing).
+    Next += P.Launches.size();
+    G.check(Start(), "cuProfilerStart", P.Name);
+    try {
+      D.launchAll(M);
+      G.check(G.Api.cuCtxSynchronize(), "cuCtxSynchronize", "a profiled launch");
+    } catch (...) {
+      Stop();
+      throw;
+    }
+    G.check(Stop(), "cuProfilerStop", P.Name);
+    std::string Names;
+    for (const Launch &L : P.Launches)
+      Names += (Names.empty() ? "" : ",") + quote(L.Kernel);
+    return "{\"first_id\":" + std::to_string(First) +
+           ",\"kernels\":" + std::to_string(P.Launches.size()) + ",\"kernel_names\":[" + Names +
+           "]}";
+  }
+
+private:
+  using RangeFn = CUresult (*)();
+  Gpu &G;
+  RangeFn Start = nullptr, Stop = nullptr;
+  size_t Next = 0;
 };
 
 const char *const VariantNames[] = {"ours", "nvcc", "llc"};
@@ -1670,8 +1726,13 @@ int run(const Options &O) {
          << ",\"reps\":" << O.Reps;
   if (O.BudgetS > 0)
     Header << ",\"budget_s\":" << number(O.BudgetS);
-  if (O.Timing)
+  std::unique_ptr<ProfiledLaunches> Profiled;
+  if (O.Counters) {
+    Profiled = std::make_unique<ProfiledLaunches>(G);
+    Header << ",\"counters_run\":true";
+  } else if (O.Timing) {
     Header << ",\"profile\":" << measureProfile(G, O.Reps);
+  }
   ResultsFile Results(O.Out, Header.str());
   bool AllCorrect = true;
   auto Wanted = [&](const std::string &Name) {
@@ -1701,7 +1762,7 @@ int run(const Options &O) {
       J << ",\"size\":" << quote(P.Size) << ",\"variants\":{";
       bool FirstVariant = true;
       for (int V = 0; V < 3; ++V) {
-        if (Ptx[V].empty())
+        if (Ptx[V].empty() || (Profiled && V == 2))
           continue;
         J << (FirstVariant ? "" : ",") << "\"" << VariantNames[V] << "\":{";
         FirstVariant = false;
@@ -1721,6 +1782,8 @@ int run(const Options &O) {
           if (O.Timing) {
             Timing T = timeIt(G, O.Reps, [&] { D.launchAll(M); });
             J << ",\"time\":" << timingJson(T);
+            if (Profiled)
+              J << ",\"counters\":" << Profiled->record(D, M, P);
           }
         } catch (const std::exception &E) {
           if (V == 0)
@@ -1769,7 +1832,7 @@ int run(const Options &O) {
     bool FirstVariant = true;
     std::unique_ptr<DeviceProblem> Keep; // for cuSPARSE, on the same buffers
     for (int V : {1, 0, 2}) { // nvcc first: the others are compared with it
-      if (Ptx[V].empty())
+      if (Ptx[V].empty() || (Profiled && V == 2))
         continue;
       J << (FirstVariant ? "" : ",") << "\"" << VariantNames[V] << "\":";
       FirstVariant = false;
@@ -1781,6 +1844,8 @@ int run(const Options &O) {
         Outputs[V] = D->read(OutIndex, false);
         Timing T = timeIt(G, O.Reps, [&] { D->launchAll(M); });
         J << "{\"time\":" << timingJson(T);
+        if (Profiled)
+          J << ",\"counters\":" << Profiled->record(*D, M, P);
         if (V != 1 && !Outputs[1].empty())
           J << ",\"max_rel_diff_vs_nvcc\":"
             << number(maxRelDifference(Outputs[V], Outputs[1], FloatOut));
@@ -1797,7 +1862,7 @@ int run(const Options &O) {
 #if TANDEM_HAVE_CUSPARSE
     // On our kernel's buffers, unless a later variant's fault reset the
     // context and took them with it.
-    bool Sparse = Matrix && (P.Name == "spmv_scalar" || P.Name == SpmmKernel);
+    bool Sparse = Matrix && (P.Name == "spmv_scalar" || P.Name == SpmmKernel) && !Profiled;
     if (Sparse && Keep && Keep->alive()) {
       try {
         J << ",\"cusparse\":"
@@ -1936,7 +2001,7 @@ int summarize(const std::string &Path) {
 
 const char *const Usage =
     "usage: tandem-gpu-runner BUNDLE --out RESULTS.json [--nvcc-dir DIR] [--reps N] "
-    "[--only CASE]... [--skip-timing] [--budget-s SECONDS]\n"
+    "[--only CASE]... [--skip-timing] [--budget-s SECONDS] [--counters]\n"
     "       tandem-gpu-runner --summarize RESULTS.json\n"
     "       tandem-gpu-runner --write-probe-ptx DIR\n";
 
@@ -1963,6 +2028,8 @@ int main(int Argc, char **Argv) {
         O.Only.push_back(Next());
       else if (A == "--skip-timing")
         O.Timing = false;
+      else if (A == "--counters")
+        O.Counters = true;
       else if (A == "--budget-s") {
         std::string V = Next();
         char *End = nullptr;

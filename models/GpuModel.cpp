@@ -51,6 +51,8 @@ const ProfileKey ProfileKeys[] = {
     {"launch_next_us", 1e-6, &GpuProfile::LaunchNextSec, false},
     {"launch_latency_5_buffers_us", 1e-6, &GpuProfile::LaunchLatency5BuffersSec, false},
     {"shared_warp_accesses_per_sm_cycle", 1, &GpuProfile::SharedWarpAccessesPerSmCycle, false},
+    {"shared_v4_broadcast_warp_accesses_per_sm_cycle", 1,
+     &GpuProfile::SharedV4BroadcastWarpAccessesPerSmCycle, false},
 };
 
 Error profileError(StringRef Name, const Twine &Msg) {
@@ -167,10 +169,14 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
     W.ChainL2 += W.ChainDram;
     W.ChainDram = 0;
   }
-  double ComputeCycles =
-      std::max({W.Flops / P.Fp32FlopsPerSec * Hz,
-                W.SharedWarpAccesses / (P.SmCount * P.sharedWarpAccessesPerSmCycle()),
-                W.WarpInstructions / P.warpInstructionsPerSec() * Hz});
+  const double V4Broadcasts =
+      std::clamp(W.SharedV4BroadcastWarpAccesses, 0.0, W.SharedWarpAccesses);
+  const double SharedCycles =
+      ((W.SharedWarpAccesses - V4Broadcasts) / P.sharedWarpAccessesPerSmCycle() +
+       V4Broadcasts / P.sharedV4BroadcastWarpAccessesPerSmCycle()) /
+      P.SmCount;
+  double ComputeCycles = std::max({W.Flops / P.Fp32FlopsPerSec * Hz, SharedCycles,
+                                   W.WarpInstructions / P.warpInstructionsPerSec() * Hz});
   // Warps run in waves of what the GPU holds at once; each wave waits for
   // one warp's chain (the others run beside it).
   double Warps = std::ceil(W.Threads / 32);
@@ -382,9 +388,16 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
       W.L2OnlyBytes += 2 * Nnz * (Sector - Word);
     double SearchSteps = std::ceil(std::log2(std::max(2.0, Rows + Nnz)));
     double NnzPerThread = Items * Nnz / std::max(1.0, Rows + Nnz);
-    W.ChainL2 = SearchSteps + NnzPerThread / AssumedLoopLoadsInFlight * (1 - Miss);
-    W.ChainL1 = NnzPerThread / AssumedLoopLoadsInFlight;
-    W.ChainDram = 1 + NnzPerThread / AssumedLoopLoadsInFlight * Miss;
+    double RowEndsPerThread = Items - NnzPerThread;
+    // One item at a time: whether an item is a nonzero or a row end depends
+    // on the row end last loaded, so the loop's loads are predicated on it
+    // and the next item's wait for this one's (the SASS of both compilers,
+    // docs/GPU.md; AssumedLoopLoadsInFlight does not apply). A nonzero: its
+    // column (an L1 hit on the lane's line) then its x gather; a row end:
+    // the next row pointer (an L1 hit).
+    W.ChainL2 = SearchSteps + NnzPerThread * (1 - Miss);
+    W.ChainL1 = NnzPerThread + RowEndsPerThread;
+    W.ChainDram = 1 + NnzPerThread * Miss;
     W.ChainFma = NnzPerThread;
     W.LongestWarpCycles = 0; // equal shares by construction
     // The fixup: the first slice of a row that spans several adds up the

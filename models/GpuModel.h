@@ -100,6 +100,11 @@ struct GpuProfile {
   /// "shared_warp_accesses_per_sm_cycle": conflict-free warp-wide shared
   /// memory instructions an SM completes per cycle (0: not measured).
   double SharedWarpAccessesPerSmCycle = 0;
+  /// "shared_v4_broadcast_warp_accesses_per_sm_cycle": the same for 16-byte
+  /// loads (LDS.128) that half a warp shares, 2 addresses a warp, as a
+  /// tiled GEMM reads its A row (0: not measured). On the H200, 0.49: half
+  /// the scalar rate, though each moves four words a lane.
+  double SharedV4BroadcastWarpAccessesPerSmCycle = 0;
   double L1Bytes = 0;          ///< "l1_bytes" per SM (L1 + shared carve-out max)
   double L2Bytes = 0;          ///< "l2_bytes"
   /// Same-address atomics the L2 completes per second ("atomics_per_s";
@@ -122,6 +127,11 @@ struct GpuProfile {
   }
   double sharedWarpAccessesPerSmCycle() const {
     return SharedWarpAccessesPerSmCycle > 0 ? SharedWarpAccessesPerSmCycle : 1;
+  }
+  /// The broadcast LDS.128 rate; unmeasured, the scalar one.
+  double sharedV4BroadcastWarpAccessesPerSmCycle() const {
+    return SharedV4BroadcastWarpAccessesPerSmCycle > 0 ? SharedV4BroadcastWarpAccessesPerSmCycle
+                                                       : sharedWarpAccessesPerSmCycle();
   }
   /// Warp instructions the GPU issues a second: the FMA-throughput probe's
   /// rate (fp32_tflop_per_s over 64 flops a warp FMA), taken for every
@@ -196,6 +206,9 @@ struct GpuWorkload {
   /// Warp-wide shared-memory instructions (loads and stores, each one
   /// conflict-free access), all warps: with flops, the compute term.
   double SharedWarpAccesses = 0;
+  /// Of SharedWarpAccesses, the 16-byte loads half a warp shares (LDS.128
+  /// broadcasts): they go at their own, slower rate.
+  double SharedV4BroadcastWarpAccesses = 0;
   /// Warp instructions issued, all warps (0: not known). Where known, from
   /// an iss run (ReportGpu.cpp); issued at the FMA-throughput probe's rate
   /// (GpuProfile::warpInstructionsPerSec), they are a third compute bound
@@ -243,7 +256,10 @@ constexpr double AssumedLoopLoadsInFlight = 4;
 ///  * chains: scalar, a row's length of (column load -> x gather) divided by
 ///    AssumedLoopLoadsInFlight; vector, ceil(len / 32) of them plus a
 ///    5-step shuffle reduction; the longest warp from RowLengthMax. Merge
-///    path gives every thread the same share: no imbalance.
+///    path: a binary search, then its 32 items one at a time (each
+///    nonzero's column and gather, each row end's pointer: its loads wait
+///    on the row end last loaded); it gives every thread the same share,
+///    so no imbalance but its fixup's serial tail on a long row.
 GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
                          const GpuProfile &P);
 

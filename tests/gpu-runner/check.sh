@@ -179,4 +179,21 @@ for k in ("launch_host_us", "small_launch_l2_step_cycles", "cta_cycles_per_block
     assert k in p or k in p["not_measured"], (k, p)
 PY
 ! grep -q "launch probes:" "$work/out.txt" || { echo "the launch probes failed:"; cat "$work/out.txt"; exit 1; }
-echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete), and after a case whose sticky fault reset the context; const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed (host time recorded, the launch probes run); $probes"
+
+# --counters (a run under ncu, scripts/gpu-counters.sh): no profile probes,
+# and after each timing one more launch inside a profiler range (the fake
+# fails a range that nests or holds no launch), numbered in order.
+TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/c.json" --only vadd \
+  --reps 20 --counters > "$work/out.txt" 2>&1 ||
+  { echo "vadd with --counters failed:"; cat "$work/out.txt"; exit 1; }
+python3 - "$work/c.json" <<'PY' || { cat "$work/out.txt"; exit 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["counters_run"] is True and "profile" not in r, sorted(r)
+ranges = [r["cases"][0]["variants"]["ours"]["counters"]]
+ranges += [t["variants"]["ours"]["counters"] for t in r["timing"]]
+assert len(ranges) >= 2, ranges
+assert [c["first_id"] for c in ranges] == list(range(len(ranges))), ranges
+assert all(c["kernels"] == 1 and c["kernel_names"] == ["vadd"] for c in ranges), ranges
+PY
+echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete), and after a case whose sticky fault reset the context; const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed (host time recorded, the launch probes run); --counters wraps one launch per timing in a profiler range; $probes"

@@ -376,6 +376,23 @@ TEST(GpuModel, SharedAccessesAreCompute) {
   EXPECT_DOUBLE_EQ(R.Parts.Compute, 3e7 / (100 * 0.5));
 }
 
+// LDS.128 broadcasts (sgemm's A row) go at their own measured rate, the
+// other shared accesses at the scalar one; unmeasured, all at the scalar.
+TEST(GpuModel, BroadcastVectorSharedLoadsGoAtTheirOwnRate) {
+  GpuWorkload W;
+  W.Threads = 1 << 20;
+  W.SharedWarpAccesses = 3e7;
+  W.SharedV4BroadcastWarpAccesses = 1e7;
+  GpuProfile P = testProfileWith(R"({"shared_warp_accesses_per_sm_cycle": 0.5,
+                                     "shared_v4_broadcast_warp_accesses_per_sm_cycle": 0.25})");
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Compute, (2e7 / 0.5 + 1e7 / 0.25) / 100);
+  GpuProfile Scalar = testProfileWith(R"({"shared_warp_accesses_per_sm_cycle": 0.5})");
+  EXPECT_DOUBLE_EQ(predictGpu(W, Scalar).Parts.Compute, 3e7 / (100 * 0.5));
+  // More broadcasts than accesses: counted as all of them, no negative rest.
+  W.SharedV4BroadcastWarpAccesses = 4e7;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Compute, 3e7 / (100 * 0.25));
+}
+
 // Buffers that fit the L2 are found there by the timing's repetitions: the
 // DRAM bytes become L2 bytes and the chain's DRAM steps L2 steps.
 TEST(GpuModel, WorkThatFitsTheL2IsServedByIt) {
@@ -451,6 +468,17 @@ TEST(GpuModel, ScalarSpmvWithOneLongRowIsImbalanceBound) {
   const double L2 = P.l2GatherLatency(MergeWork.FootprintBytes);
   EXPECT_DOUBLE_EQ(Merge.Parts.LoadImbalance, (Slices - 1) * (30 + (L2 - 30) / 32));
   EXPECT_LT(Merge.Cycles, Scalar.Cycles / 3);
+
+  // Merge path walks its items one at a time (each waits for the last:
+  // the loop's loads are predicated on the row end last loaded): its chain
+  // is the search, then every nonzero's column and gather and every row
+  // end's pointer, none divided by AssumedLoopLoadsInFlight.
+  const double Items = 32, Total = 40000 + double(S.Nnz);
+  const double NnzPerThread = Items * double(S.Nnz) / Total;
+  EXPECT_DOUBLE_EQ(MergeWork.ChainL1, Items);
+  EXPECT_DOUBLE_EQ(MergeWork.ChainL2,
+                   std::ceil(std::log2(Total)) + NnzPerThread * (1 - S.XMissRate));
+  EXPECT_DOUBLE_EQ(MergeWork.ChainDram, 1 + NnzPerThread * S.XMissRate);
 
   // Without the long row the same kernel is not imbalance-bound.
   sparse::CsrMatrix B = oneLongRow(20000, 4, 4, 5);

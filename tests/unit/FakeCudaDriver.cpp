@@ -20,6 +20,9 @@
 //    declared size (`.TYPE NAME[N]` or `.TYPE NAME`) from cuModuleGetGlobal,
 //    freed with the module; a kernel named bump_counter (no parameters)
 //    adds 1 to the 4-byte variable 'counter';
+//  - cuProfilerStart/cuProfilerStop (the runner's --counters) refuse to
+//    nest, and a range with no launch in it fails at its stop: the runner
+//    must wrap exactly its profiled launches;
 //  - fake_cuda_* functions let the test set the device count and read the
 //    last launch back.
 //
@@ -78,6 +81,8 @@ struct State {
   CUresult Sticky = Ok; ///< set by fault_sticky, cleared by a context reset
   int Resets = 0;
   int LiveAllocations = 0;
+  bool Profiling = false;   ///< inside cuProfilerStart/cuProfilerStop
+  int ProfiledLaunches = 0; ///< launches in the open range
 } S;
 
 void runVadd(const std::vector<unsigned long long> &P, unsigned long long Threads) {
@@ -246,6 +251,8 @@ CUresult cuLaunchKernel(void *Fn, unsigned Gx, unsigned Gy, unsigned Gz, unsigne
     return Ok; // as a real launch does: the fault shows at the next call
   }
   ++S.Launches;
+  if (S.Profiling)
+    ++S.ProfiledLaunches;
   unsigned Dims[6] = {Gx, Gy, Gz, Bx, By, Bz};
   std::memcpy(S.LastDims, Dims, sizeof(Dims));
   S.LastShared = Shared;
@@ -294,6 +301,19 @@ CUresult cuEventSynchronize(void *) {
 CUresult cuEventElapsedTime_v2(float *Ms, void *, void *) {
   *Ms = 1.25f;
   return Ok;
+}
+
+CUresult cuProfilerStart() {
+  if (S.Profiling)
+    return InvalidValue;
+  S.Profiling = true;
+  S.ProfiledLaunches = 0;
+  return Ok;
+}
+CUresult cuProfilerStop() {
+  bool WasOpen = S.Profiling;
+  S.Profiling = false;
+  return WasOpen && S.ProfiledLaunches > 0 ? Ok : InvalidValue;
 }
 
 CUresult cuGetErrorName(CUresult R, const char **Name) {

@@ -147,6 +147,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     // Per warp and tile: 16 LDS of B's column, 4 LDS.128 of A's row (a
     // broadcast), 2 STS filling the tiles (the SASS of ours and nvcc's).
     W.SharedWarpAccesses = M * N / 32 * (K / 16) * 22;
+    W.SharedV4BroadcastWarpAccesses = M * N / 32 * (K / 16) * 4;
     return true;
   }
   if (Gen == "rows" && Case == "softmax_rows") {
