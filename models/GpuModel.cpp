@@ -53,6 +53,7 @@ const ProfileKey ProfileKeys[] = {
     {"shared_warp_accesses_per_sm_cycle", 1, &GpuProfile::SharedWarpAccessesPerSmCycle, false},
     {"shared_v4_broadcast_warp_accesses_per_sm_cycle", 1,
      &GpuProfile::SharedV4BroadcastWarpAccessesPerSmCycle, false},
+    {"cta_cycles_per_block_touch", 1, &GpuProfile::CtaCyclesPerBlock, false},
 };
 
 Error profileError(StringRef Name, const Twine &Msg) {
@@ -191,6 +192,14 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
           : 0;
   double L2Cycles = (W.DramBytes + W.L2OnlyBytes) / P.L2BytesPerSec * Hz;
   double BandwidthCycles = std::max(DramCycles, L2Cycles);
+  // Each SM starts and retires its share of the blocks one after another;
+  // the launch-latency probe already paid for the first (its 32 blocks are
+  // one an SM at most), so the blocks beyond it.
+  double BlockCycles = 0;
+  if (W.ThreadsPerBlock > 0 && P.CtaCyclesPerBlock > 0 && W.Threads > 0) {
+    double BlocksPerSm = std::ceil(std::ceil(W.Threads / W.ThreadsPerBlock) / P.SmCount);
+    BlockCycles = (BlocksPerSm - 1) * P.CtaCyclesPerBlock;
+  }
 
   Breakdown B;
   // A row is timed between two events: the first launch costs the latency
@@ -199,9 +208,13 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
   double FirstLaunchSec =
       P.launchLatencySec() + std::max(0.0, W.Buffers - 1) * P.launchPerBufferSec();
   B.Launch = W.Launches > 0 ? (FirstLaunchSec + (W.Launches - 1) * P.launchNextSec()) * Hz : 0;
-  // The three overlap: the largest is exposed, it hides the others.
-  double Body = std::max({ComputeCycles, BandwidthCycles, LatencyCycles});
-  if (Body == LatencyCycles && LatencyCycles > 0) {
+  // The four overlap: the largest is exposed, it hides the others. Blocks
+  // that come faster than the SMs can start them are launch time.
+  double Body = std::max({ComputeCycles, BandwidthCycles, LatencyCycles, BlockCycles});
+  if (Body == BlockCycles &&
+      BlockCycles > std::max({ComputeCycles, BandwidthCycles, LatencyCycles})) {
+    B.Launch += Body;
+  } else if (Body == LatencyCycles && LatencyCycles > 0) {
     // A chain of loads is memory latency; of FMAs and shuffles, compute
     // (latency-bound compute: the issue rate is not the limit).
     double Memory = W.ChainL1 * P.L1LatencyCycles + W.ChainL2 * P.L2LatencyCycles +
@@ -278,6 +291,7 @@ GpuWorkload spmmWorkload(const sparse::MatrixStats &S, unsigned Columns, const G
   GpuWorkload W;
   W.Kernel = "spmm_csr";
   W.Buffers = 5; // rowPtr, colIdx, vals, B, C
+  W.ThreadsPerBlock = spmm::BlockColumns * spmm::BlockRows;
   W.Threads = Rows * WarpColumns * 32;
   W.Flops = 2 * Nnz * N;
   const double ABytes = (Rows + 1) * Word + 2 * Nnz * Word;
@@ -337,6 +351,7 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
   switch (Variant) {
   case SpmvVariant::Scalar: {
     W.Threads = Rows;
+    W.ThreadsPerBlock = 256;
     if (S.RowLengthMean > 1 && !L1HoldsWarpSteps(S.RowLengthMean))
       W.L2OnlyBytes += 2 * Nnz * (Sector - Word);
     // A row of any length waits at least one round of gathers.
@@ -356,6 +371,7 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
   }
   case SpmvVariant::Vector: {
     W.Threads = Rows * 32;
+    W.ThreadsPerBlock = 128;
     // Each row: ceil(len / 32) strided steps, at least one. A warp's chain
     // is estimated from the mean non-empty row (the longest row is the
     // imbalance term below).
@@ -384,6 +400,7 @@ GpuWorkload spmvWorkload(const sparse::MatrixStats &S, SpmvVariant Variant,
     W.Launches = 2;
     W.Buffers = 7;
     W.Threads = std::ceil((Rows + Nnz) / Items); // the fixup's work: the tail below
+    W.ThreadsPerBlock = 128;
     if (!L1HoldsWarpSteps(Items)) // lanes 32 items apart
       W.L2OnlyBytes += 2 * Nnz * (Sector - Word);
     double SearchSteps = std::ceil(std::log2(std::max(2.0, Rows + Nnz)));

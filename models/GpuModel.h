@@ -9,7 +9,7 @@
 // model") explains it; in short, a launch costs
 //
 //   launch latency + next launch x (launches - 1)
-//   + max(compute, memory bandwidth, memory latency)   -- these overlap
+//   + max(compute, memory bandwidth, memory latency, blocks)  -- these overlap
 //   + load imbalance (the longest single thread's or warp's chain beyond
 //     that max: a critical path no other warp can hide)
 //   + synchronization (same-address atomics, serialized at the L2)
@@ -28,6 +28,10 @@
 //                    order (dependent loads at their level, FMAs, shuffles)
 //                    (when it is the largest, its load part is reported
 //                    as memory latency, its FMA/shuffle part as compute)
+//   blocks           (blocks an SM - 1) x cta_cycles_per_block_touch: the
+//                    SMs start a launch's blocks one after another (the
+//                    launch latency paid for the first); reported as launch
+//                    time when it is the largest
 //
 // A workload whose buffers fit the L2 (FootprintBytes <= l2_bytes) is
 // predicted with its DRAM traffic and DRAM chain steps moved to the L2: the
@@ -38,8 +42,8 @@
 // Guarantees: Prediction::Cycles and the Breakdown's parts are cycles of the
 // profile's clock (ClockHz; Prediction::seconds(P.ClockHz) is the time), the
 // parts sum to Cycles; Bound names the largest part. Parts that
-// overlap are reported as exposed time: the largest of compute, bandwidth
-// and latency carries the overlapped time, the two it hides are 0.
+// overlap are reported as exposed time: the largest of compute, bandwidth,
+// latency and blocks carries the overlapped time, the ones it hides are 0.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -105,6 +109,11 @@ struct GpuProfile {
   /// tiled GEMM reads its A row (0: not measured). On the H200, 0.49: half
   /// the scalar rate, though each moves four words a lane.
   double SharedV4BroadcastWarpAccessesPerSmCycle = 0;
+  /// "cta_cycles_per_block_touch": what each further thread block costs an
+  /// SM, blocks whose threads load and store a word, 256 an SM against one
+  /// (0: not measured, no block term). The rate at which an SM starts and
+  /// retires blocks: on the H200, 160 cycles a block, whatever it does.
+  double CtaCyclesPerBlock = 0;
   double L1Bytes = 0;          ///< "l1_bytes" per SM (L1 + shared carve-out max)
   double L2Bytes = 0;          ///< "l2_bytes"
   /// Same-address atomics the L2 completes per second ("atomics_per_s";
@@ -209,6 +218,12 @@ struct GpuWorkload {
   /// Of SharedWarpAccesses, the 16-byte loads half a warp shares (LDS.128
   /// broadcasts): they go at their own, slower rate.
   double SharedV4BroadcastWarpAccesses = 0;
+  /// Threads a block as the runner launches the kernel (0: unknown, no
+  /// block term): each SM starts and retires its share of the blocks at
+  /// GpuProfile::CtaCyclesPerBlock each, a fourth bound beside compute,
+  /// bandwidth and latency (a warp-per-row SpMV on 4M rows is 8,000
+  /// blocks an SM).
+  double ThreadsPerBlock = 0;
   /// Warp instructions issued, all warps (0: not known). Where known, from
   /// an iss run (ReportGpu.cpp); issued at the FMA-throughput probe's rate
   /// (GpuProfile::warpInstructionsPerSec), they are a third compute bound

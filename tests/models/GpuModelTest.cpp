@@ -393,6 +393,38 @@ TEST(GpuModel, BroadcastVectorSharedLoadsGoAtTheirOwnRate) {
   EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Compute, 3e7 / (100 * 0.25));
 }
 
+// Each SM starts and retires its share of the blocks at the probe's cost
+// a block, the first already in the launch latency: a fourth bound, shown
+// as launch time when it is the largest.
+TEST(GpuModel, BlocksBeyondOneAnSmCostTheCtaProbesCyclesEach) {
+  GpuProfile P = testProfileWith(R"({"cta_cycles_per_block_touch": 150})");
+  GpuWorkload W;
+  W.Threads = 128 * 1000; // 1000 blocks over the test card's 100 SMs: 10 each
+  W.ThreadsPerBlock = 128;
+  W.Launches = 0;
+  Prediction R = predictGpu(W, P);
+  EXPECT_EQ(R.Bound, "launch");
+  EXPECT_DOUBLE_EQ(R.Parts.Launch, (10 - 1) * 150);
+  EXPECT_DOUBLE_EQ(R.Cycles, (10 - 1) * 150);
+  // A partly filled last round of blocks still costs a block.
+  W.Threads = 128 * 1001;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Launch, (11 - 1) * 150);
+  // One block an SM or fewer: nothing beyond the launch latency.
+  W.Threads = 128 * 100;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Cycles, 0);
+  // Hidden under a larger term: the chain shows, the blocks do not.
+  W.Threads = 128 * 1000;
+  W.ChainDram = 10;
+  Prediction Chain = predictGpu(W, P);
+  EXPECT_EQ(Chain.Bound, "memory latency");
+  EXPECT_EQ(Chain.Parts.Launch, 0);
+  // Not measured, or the block size unknown: no block term.
+  W.ChainDram = 0;
+  EXPECT_DOUBLE_EQ(predictGpu(W, testProfile()).Cycles, 0);
+  W.ThreadsPerBlock = 0;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Cycles, 0);
+}
+
 // Buffers that fit the L2 are found there by the timing's repetitions: the
 // DRAM bytes become L2 bytes and the chain's DRAM steps L2 steps.
 TEST(GpuModel, WorkThatFitsTheL2IsServedByIt) {

@@ -59,6 +59,9 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
   const std::string Case = Spec["case"].S, Gen = Spec["generator"].S;
   auto Num = [&](const char *K) { return double(Spec[K].integer()); };
   W.Kernel = Case;
+  // Blocks of 256 threads unless said otherwise below, as the runner
+  // launches them (gpu/Runner.cpp, timingProblem).
+  W.ThreadsPerBlock = 256;
   if (Gen == "vector") {
     double N = Num("n");
     if (Case == "vadd" || Case == "saxpy") { // 2 loads, 1 store per element
@@ -98,6 +101,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
       return true;
     }
     if (Case == "math_functions") {
+      W.ThreadsPerBlock = 128;
       // Three loads, ten stores (a slice of the output per function) per
       // element; the functions are independent, the longest (powf) about
       // 40 dependent operations: an estimate. Its instructions, not its
@@ -111,6 +115,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     }
     if (Case == "divergent") {
       W.Threads = N;
+      W.ThreadsPerBlock = 128;
       W.Buffers = 2;
       W.DramBytes = W.FootprintBytes = 8 * N;
       W.ChainDram = 1;
@@ -156,6 +161,7 @@ bool describeKernel(const gpu::Json &Spec, GpuWorkload &W) {
     // others from L1/L2; ~8 flops per element.
     double R = Num("rows"), C = Num("cols");
     W.Threads = R * 128;
+    W.ThreadsPerBlock = 128;
     W.Buffers = 2;
     W.DramBytes = W.FootprintBytes = 8 * R * C;
     W.Flops = 8 * R * C;
