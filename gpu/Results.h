@@ -54,6 +54,9 @@ public:
   void addCase(std::string Entry) { Cases.push_back(std::move(Entry)); }
   void addTiming(std::string Entry) { Timings.push_back(std::move(Entry)); }
   void addSkipped(std::string Why) { Skipped.push_back(std::move(Why)); }
+  /// A launch-latency check between phases ("launch_checks"; see
+  /// Runner.cpp, launchCheckJson).
+  void addLaunchCheck(std::string Entry) { LaunchChecks.push_back(std::move(Entry)); }
 
   /// Writes what is there so far, "complete": false, \p StoppedAt saying
   /// what the runner is about to do (what a stop from outside interrupted).
@@ -75,8 +78,11 @@ public:
   /// The whole document with \p Tail as its last plain members, followed by
   /// the summary of the entries (also stored in \p Summary when given).
   std::string document(const std::string &Tail, RunSummary *Summary = nullptr) const {
-    std::string J = "{" + Header + ",\"cases\":[" + join(Cases) + "],\"timing\":[" + join(Timings) +
-                    "],\"skipped\":[";
+    std::string J =
+        "{" + Header + ",\"cases\":[" + join(Cases) + "],\"timing\":[" + join(Timings) + "],";
+    if (!LaunchChecks.empty())
+      J += "\"launch_checks\":[" + join(LaunchChecks) + "],";
+    J += "\"skipped\":[";
     for (size_t I = 0; I < Skipped.size(); ++I)
       J += (I ? "," : "") + quote(Skipped[I]);
     J += "]," + Tail;
@@ -96,7 +102,7 @@ private:
   }
 
   std::string Path, Header;
-  std::vector<std::string> Cases, Timings, Skipped;
+  std::vector<std::string> Cases, Timings, Skipped, LaunchChecks;
 };
 
 } // namespace tandem::gpu

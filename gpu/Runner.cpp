@@ -29,7 +29,9 @@
 //     the synthetic ones of the csr timing specs; SpMM (spmm_csr, B with the
 //     manifest's spmm_columns) and cusparseSpMM (CSR_ALG1..3) on each of
 //     them that fits one launch (the rest are listed in "skipped");
-//  4. the GPU's name, driver, clocks (nvidia-smi) before and after.
+//  4. the GPU's name, driver, clocks (nvidia-smi) before and after, and the
+//     touch probe's launch timed again before each timing phase and at the
+//     end ("launch_checks").
 //
 // Everything goes to RESULTS.json, written whole after every entry
 // (Results.h: a run stopped from outside leaves what it measured, marked
@@ -1397,6 +1399,39 @@ LaunchProbes measureLaunchProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const 
   return X;
 }
 
+/// A launch-latency check between the run's phases: the touch probe's
+/// single launch and its five-buffer form, timed again (the profile's
+/// `launch_latency_us` and `launch_latency_5_buffers_us`), so a drift of
+/// the small launches over the run shows in the results (the 2026-12-04
+/// run 5 timed its small matrices about 1.3 us slower a launch than run 6,
+/// while its profile, measured first, was not). Recorded, not read by the
+/// model (docs/GPU.md). {"at": \p At, "error": ...} if it failed.
+std::string launchCheckJson(Gpu &G, int Reps, const std::string &At) {
+  std::string J = "{\"at\":" + quote(At);
+  try {
+    PtxModule M(G, extraProbePtx(), "the launch check");
+    unsigned Grid[3] = {32, 1, 1}, Block[3] = {256, 1, 1};
+    std::vector<DeviceBuffer> Five;
+    for (int I = 0; I < 5; ++I) {
+      Five.emplace_back(G, 32 * 256 * 4, "launch check words");
+      G.check(G.Api.cuMemsetD32(Five.back().Ptr, 1, 32 * 256), "cuMemsetD32", "launch check");
+    }
+    Timing One =
+        timeIt(G, Reps, [&] { M.launch("tandem_probe_touch", Grid, Block, 0, {Five[0].Ptr}); });
+    Timing T5 = timeIt(G, Reps, [&] {
+      M.launch("tandem_probe_touch5", Grid, Block, 0,
+               {Five[0].Ptr, Five[1].Ptr, Five[2].Ptr, Five[3].Ptr, Five[4].Ptr});
+    });
+    J += ",\"launch_latency_us\":" + number(One.MedianMs * 1000) +
+         ",\"launch_latency_5_buffers_us\":" + number(T5.MedianMs * 1000) +
+         ",\"launch_host_us\":" + number(One.HostMedianMs * 1000);
+  } catch (const std::exception &E) {
+    std::cerr << "launch check (" << At << "): " << E.what() << "\n";
+    J += ",\"error\":" + quote(E.what()) + recoverJson(G);
+  }
+  return J + "}";
+}
+
 /// The "profile" object of the results; {"error": ...} if a probe failed.
 std::string measureProfile(Gpu &G, int Reps) {
   try {
@@ -1971,9 +2006,19 @@ int run(const Options &O) {
     }
   };
   if (O.Timing) {
+    // The launch checks (not in a counters run: ncu's overhead is in its
+    // times) before each phase and after the last.
+    auto Check = [&](const char *At) {
+      if (!Profiled)
+        Results.addLaunchCheck(launchCheckJson(G, O.Reps, At));
+    };
+    Check("before the large problems");
     TimeSpecs(/*Synthetic=*/false);
+    Check("before the matrices");
     TimeRealMatrices();
+    Check("before the synthetic matrices");
     TimeSpecs(/*Synthetic=*/true);
+    Check("at the end");
   }
   RunSummary Summary = Results.writeFinal(nvidiaSmi(), AllCorrect);
   std::cout << "results: " << O.Out << "\n";

@@ -11,7 +11,7 @@
 # gpu rows (docs/GPU.md): TANDEM_GPU_RESULTS=FILE adds the rows of a GPU
 # runner's gpu-results.json (measured on a lent GPU by scripts/gpu-check.sh,
 # bundle in build-gpu-bundle/, exported again if absent);
-# profiles/h200-gpu-results-2026-12-04-run2.json is the latest run on the lent H200
+# profiles/h200-gpu-results-2026-12-04-run6.json is the latest run on the lent H200
 # (profiles/h200-gpu-results-2026-12-04.json the one before). On a machine that has both a GPU (nvidia-smi
 # lists one) and this build, the script runs the GPU check itself first
 # (bundle, runner, results in build-gpu-results/) and adds its rows.

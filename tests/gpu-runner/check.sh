@@ -177,6 +177,11 @@ for k in ("launch_host_us", "small_launch_l2_step_cycles", "cta_cycles_per_block
           "launch_next_other_kernel_us", "shared_v4_warp_accesses_per_sm_cycle",
           "shared_v4_broadcast_warp_accesses_per_sm_cycle"):
     assert k in p or k in p["not_measured"], (k, p)
+# The launch latency is timed again before each phase and at the end.
+checks = r["launch_checks"]
+assert [c["at"] for c in checks] == ["before the large problems", "before the matrices",
+                                     "before the synthetic matrices", "at the end"], checks
+assert all(c["launch_latency_us"] > 0 and c["launch_latency_5_buffers_us"] > 0 for c in checks), checks
 PY
 ! grep -q "launch probes:" "$work/out.txt" || { echo "the launch probes failed:"; cat "$work/out.txt"; exit 1; }
 
@@ -189,11 +194,11 @@ TANDEM_CUDA_LIBRARY=$fake "$runner" "$work/bundle" --out "$work/c.json" --only v
 python3 - "$work/c.json" <<'PY' || { cat "$work/out.txt"; exit 1; }
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["counters_run"] is True and "profile" not in r, sorted(r)
+assert r["counters_run"] is True and "profile" not in r and "launch_checks" not in r, sorted(r)
 ranges = [r["cases"][0]["variants"]["ours"]["counters"]]
 ranges += [t["variants"]["ours"]["counters"] for t in r["timing"]]
 assert len(ranges) >= 2, ranges
 assert [c["first_id"] for c in ranges] == list(range(len(ranges))), ranges
 assert all(c["kernels"] == 1 and c["kernel_names"] == ["vadd"] for c in ranges), ranges
 PY
-echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete), and after a case whose sticky fault reset the context; const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed (host time recorded, the launch probes run); --counters wraps one launch per timing in a profiler range; $probes"
+echo "gpu runner: built; no driver: status 3; vadd passes, also with its time budget spent (timings skipped, --summarize agrees; a stopped file is incomplete), and after a case whose sticky fault reset the context; const_conv's variables are written through the fake driver; SpMM is timed on the bundle's and the synthetic matrices; math_functions's large problem is built and timed (host time recorded, the launch probes run, the launch checked before each phase); --counters wraps one launch per timing in a profiler range; $probes"

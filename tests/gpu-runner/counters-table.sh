@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 csv=$root/profiles/h200-counters-2026-12-04.csv.gz
 res=$root/profiles/h200-counters-results-2026-12-04.json
-plain=$root/profiles/h200-gpu-results-2026-12-04-run2.json
+plain=$root/profiles/h200-gpu-results-2026-12-04-run6.json
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$root/scripts/gpu-counters-table.py" "$csv" "$res" --results "$plain" > "$work/t.txt" ||
