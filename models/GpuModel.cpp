@@ -54,6 +54,7 @@ const ProfileKey ProfileKeys[] = {
     {"shared_v4_broadcast_warp_accesses_per_sm_cycle", 1,
      &GpuProfile::SharedV4BroadcastWarpAccessesPerSmCycle, false},
     {"cta_cycles_per_block_touch", 1, &GpuProfile::CtaCyclesPerBlock, false},
+    {"launch_host_us", 1e-6, &GpuProfile::LaunchHostSec, false},
 };
 
 Error profileError(StringRef Name, const Twine &Msg) {
@@ -207,6 +208,10 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
   // others follow it back to back.
   double FirstLaunchSec =
       P.launchLatencySec() + std::max(0.0, W.Buffers - 1) * P.launchPerBufferSec();
+  // The row's own host submit time in place of the probe's (both measured,
+  // the probe's no larger than its latency).
+  if (W.HostSubmitSec > 0 && P.LaunchHostSec > 0 && P.LaunchHostSec <= P.launchLatencySec())
+    FirstLaunchSec += W.HostSubmitSec - P.LaunchHostSec;
   B.Launch = W.Launches > 0 ? (FirstLaunchSec + (W.Launches - 1) * P.launchNextSec()) * Hz : 0;
   // The four overlap: the largest is exposed, it hides the others. Blocks
   // that come faster than the SMs can start them are launch time.

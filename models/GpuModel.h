@@ -9,6 +9,8 @@
 // model") explains it; in short, a launch costs
 //
 //   launch latency + next launch x (launches - 1)
+//     (a one-launch row's own measured host submit time in place of the
+//     latency probe's host part, where both were measured)
 //   + max(compute, memory bandwidth, memory latency, blocks)  -- these overlap
 //   + load imbalance (the longest single thread's or warp's chain beyond
 //     that max: a critical path no other warp can hide)
@@ -101,6 +103,10 @@ struct GpuProfile {
   /// excess over LaunchLatencySec, a quarter a buffer, is what each buffer
   /// beyond the first adds to a small launch (launchPerBufferSec()).
   double LaunchLatency5BuffersSec = 0;
+  /// "launch_host_us" x 1e-6: the host's time inside the launch-latency
+  /// probe's timed call, submitting the launch (0: not measured). The GPU
+  /// waits for it: it is the host's part of LaunchLatencySec.
+  double LaunchHostSec = 0;
   /// "shared_warp_accesses_per_sm_cycle": conflict-free warp-wide shared
   /// memory instructions an SM completes per cycle (0: not measured).
   double SharedWarpAccessesPerSmCycle = 0;
@@ -224,6 +230,12 @@ struct GpuWorkload {
   /// bandwidth and latency (a warp-per-row SpMV on 4M rows is 8,000
   /// blocks an SM).
   double ThreadsPerBlock = 0;
+  /// The host's time submitting this row's one launch, as the runner
+  /// measured it beside the row (0: unknown). Where the profile has the
+  /// probe's own (LaunchHostSec), it replaces that host part of the launch
+  /// latency: the host's speed moves from run to run by more than the GPU's
+  /// (H200 runs 6 and 8: 5.0 and 7.8 us for the same small launches).
+  double HostSubmitSec = 0;
   /// Warp instructions issued, all warps (0: not known). Where known, from
   /// an iss run (ReportGpu.cpp); issued at the FMA-throughput probe's rate
   /// (GpuProfile::warpInstructionsPerSec), they are a third compute bound

@@ -45,6 +45,12 @@ struct ReportRow {
   std::string Bound;
   Breakdown Parts;
   std::string ModelInputs = "iss-assisted"; ///< or "static"
+  /// gpu rows: the host's measured time submitting the row's launch, in
+  /// microseconds, where the model took it in place of the launch probe's
+  /// (GpuWorkload::HostSubmitSec); then ProbeLaunchPredicted is the
+  /// prediction with the probe's host time, in the row's unit.
+  std::optional<double> HostSubmitUs;
+  std::optional<double> ProbeLaunchPredicted;
   bool TunedOn = false; ///< one of the calibration kernels
   /// rtl stall counters (stall_dependency, ...) and memory counters, and the
   /// model's memory estimate, for the plots and tables.

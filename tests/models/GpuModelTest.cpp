@@ -393,6 +393,21 @@ TEST(GpuModel, BroadcastVectorSharedLoadsGoAtTheirOwnRate) {
   EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Compute, 3e7 / (100 * 0.25));
 }
 
+// A row's own host submit time replaces the launch probe's host part;
+// without the probe's host time (or the row's) the probe's latency stands.
+TEST(GpuModel, TheRowsHostSubmitTimeReplacesTheProbesHostPart) {
+  GpuProfile P = testProfileWith(R"({"launch_latency_us": 6, "launch_host_us": 4})");
+  GpuWorkload W;
+  W.Launches = 1;
+  EXPECT_DOUBLE_EQ(predictGpu(W, P).Parts.Launch, 6e-6 * 1e9);
+  W.HostSubmitSec = 7e-6; // a slower host: 3 us more than the probe's
+  EXPECT_NEAR(predictGpu(W, P).Parts.Launch, 9e-6 * 1e9, 1e-6);
+  W.HostSubmitSec = 2e-6; // a faster one
+  EXPECT_NEAR(predictGpu(W, P).Parts.Launch, 4e-6 * 1e9, 1e-6);
+  GpuProfile NoHost = testProfileWith(R"({"launch_latency_us": 6})");
+  EXPECT_DOUBLE_EQ(predictGpu(W, NoHost).Parts.Launch, 6e-6 * 1e9);
+}
+
 // Each SM starts and retires its share of the blocks at the probe's cost
 // a block, the first already in the launch latency: a fourth bound, shown
 // as launch time when it is the largest.

@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 using namespace tandem;
 using namespace tandem::models;
 using namespace tandem::cli;
@@ -218,6 +221,50 @@ TEST(ReportGpu, SpmmRowsUseTheStatisticsOfBsRows) {
   EXPECT_NE(Msg.find("r.json"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("dense_columns"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("'banded.mtx'"), std::string::npos) << Msg;
+}
+
+// A one-launch row whose host submit time the runner recorded is
+// predicted with it in place of the launch probe's host time, the
+// probe-only prediction kept beside it; merge path's two launches are not;
+// without the probe's host time nothing changes.
+TEST(ReportGpu, OneLaunchRowsTakeTheirHostSubmitTime) {
+  std::ifstream In(ResultsPath);
+  std::string Results((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  auto WithHost = [&](std::string Text) {
+    for (const char *Entry : {"\"ours\": {\"time\": {\"median_ms\": 0.0180",
+                              "\"ours\": {\"time\": {\"median_ms\": 0.0150"}) {
+      size_t At = Text.find(Entry);
+      EXPECT_NE(At, std::string::npos) << Entry;
+      Text.insert(At + std::string(Entry).size(), ", \"host_median_ms\": 0.009");
+    }
+    return Text;
+  };
+  std::ifstream M(BundleDir + "/manifest.json");
+  std::string Manifest((std::istreambuf_iterator<char>(M)), std::istreambuf_iterator<char>());
+  GpuProfile P = measuredProfile();
+  P.LaunchLatencySec = 6e-6;
+  P.LaunchHostSec = 4e-6;
+  llvm::Expected<GpuReportRows> R =
+      gpuReportRowsFromText(WithHost(Results), "r.json", Manifest, BundleDir, P);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  const ReportRow *Scalar = findRow(*R, "spmv_scalar", "banded.mtx");
+  ASSERT_TRUE(Scalar);
+  ASSERT_TRUE(Scalar->HostSubmitUs && Scalar->ProbeLaunchPredicted);
+  EXPECT_DOUBLE_EQ(*Scalar->HostSubmitUs, 9);
+  // 9 us of host time where the probe's was 4: 5 us (0.005 ms) more.
+  EXPECT_NEAR(Scalar->Predicted - *Scalar->ProbeLaunchPredicted, 0.005, 1e-9);
+  const ReportRow *Merge = findRow(*R, "spmv_merge", "banded.mtx");
+  ASSERT_TRUE(Merge);
+  EXPECT_FALSE(Merge->HostSubmitUs);
+  bool Note = false;
+  for (const std::string &N : R->Notes)
+    Note |= N.find("1 one-launch gpu rows take the host's measured submit time") == 0;
+  EXPECT_TRUE(Note);
+
+  P.LaunchHostSec = 0;
+  R = gpuReportRowsFromText(WithHost(Results), "r.json", Manifest, BundleDir, P);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_FALSE(findRow(*R, "spmv_scalar", "banded.mtx")->HostSubmitUs);
 }
 
 TEST(ReportGpu, AStoppedRunsRowsComeWithANoteSayingWhere) {

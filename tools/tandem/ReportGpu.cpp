@@ -232,10 +232,36 @@ std::optional<double> oursMs(const gpu::Json &Entry) {
   return V["time"]["median_ms"].N;
 }
 
-ReportRow rowFrom(const GpuWorkload &W, const GpuProfile &P, const std::string &Input,
-                  const std::string &Group, std::optional<double> Measured) {
-  Prediction R = predictGpu(W, P);
+/// The host's time in our PTX's timed calls, in ms (the runner's
+/// host_median_ms), where recorded.
+std::optional<double> oursHostMs(const gpu::Json &Entry) {
+  if (!Entry.has("variants") || !Entry["variants"].has("ours"))
+    return std::nullopt;
+  const gpu::Json &V = Entry["variants"]["ours"];
+  if (!V.has("time") || !V["time"].has("host_median_ms") ||
+      V["time"]["host_median_ms"].K != gpu::Json::Kind::Number ||
+      !(V["time"]["host_median_ms"].N > 0))
+    return std::nullopt;
+  return V["time"]["host_median_ms"].N;
+}
+
+/// \p Described's row. A one-launch row whose host submit time the runner
+/// recorded (\p HostMs) is predicted with it in place of the launch probe's
+/// (GpuWorkload::HostSubmitSec), the probe-only prediction kept beside it;
+/// a row of several launches is not (the later launches are submitted while
+/// the earlier run, so the host's time is not the GPU's wait).
+ReportRow rowFrom(const GpuWorkload &Described, const GpuProfile &P, const std::string &Input,
+                  const std::string &Group, std::optional<double> Measured,
+                  std::optional<double> HostMs) {
   const double MsPerCycle = 1e3 / P.ClockHz;
+  GpuWorkload W = Described;
+  std::optional<double> HostSubmitUs, ProbeLaunchPredicted;
+  if (HostMs && W.Launches == 1 && P.LaunchHostSec > 0) {
+    ProbeLaunchPredicted = predictGpu(W, P).Cycles * MsPerCycle;
+    W.HostSubmitSec = *HostMs * 1e-3;
+    HostSubmitUs = *HostMs * 1e3;
+  }
+  Prediction R = predictGpu(W, P);
   ReportRow Row;
   Row.Device = "gpu";
   Row.Workload = W.Kernel;
@@ -253,6 +279,8 @@ ReportRow rowFrom(const GpuWorkload &W, const GpuProfile &P, const std::string &
   B.LoadImbalance = R.Parts.LoadImbalance * MsPerCycle;
   B.Launch = R.Parts.Launch * MsPerCycle;
   Row.ModelInputs = "static";
+  Row.HostSubmitUs = HostSubmitUs;
+  Row.ProbeLaunchPredicted = ProbeLaunchPredicted;
   Row.FpuLaneOps = W.Flops;
   return Row;
 }
@@ -357,7 +385,7 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
         Out.Notes.push_back("gpu runner skipped " + Why.S);
     for (const gpu::Json &T : Results["timing"].A) {
       const std::string Case = T["case"].S, Size = T["size"].S;
-      std::optional<double> Measured = oursMs(T);
+      std::optional<double> Measured = oursMs(T), HostMs = oursHostMs(T);
       if (T.has("matrix") && Case == gpu::SpmmKernel) {
         const std::string Name = T["matrix"].S;
         if (!T.has("dense_columns") || T["dense_columns"].K != gpu::Json::Kind::Number ||
@@ -371,7 +399,7 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
           return S.takeError();
         bool Synthetic = Name.find(".mtx") == std::string::npos;
         Out.Rows.push_back(rowFrom(spmmWorkload(**S, Columns, Profile), Profile, Name,
-                                   Synthetic ? "generated" : "matrix", Measured));
+                                   Synthetic ? "generated" : "matrix", Measured, HostMs));
         continue;
       }
       if (T.has("matrix")) {
@@ -384,7 +412,7 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
                                                 : SpmvVariant::Merge;
         bool Synthetic = Matrix.find(".mtx") == std::string::npos;
         ReportRow Row = rowFrom(spmvWorkload(**S, V, Profile), Profile, Matrix,
-                                Synthetic ? "generated" : "matrix", Measured);
+                                Synthetic ? "generated" : "matrix", Measured, HostMs);
         // L2 bandwidth of the reference profile was fitted on this one.
         Row.TunedOn = V == SpmvVariant::Scalar && Matrix.rfind("uniform 4194304 rows, 16", 0) == 0;
         Out.Rows.push_back(std::move(Row));
@@ -408,7 +436,7 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
         else
           IssAssisted = true;
       }
-      ReportRow Row = rowFrom(W, Profile, Size, "generated", Measured);
+      ReportRow Row = rowFrom(W, Profile, Size, "generated", Measured, HostMs);
       if (IssAssisted)
         Row.ModelInputs = "iss-assisted";
       Out.Rows.push_back(std::move(Row));
@@ -416,6 +444,15 @@ Expected<GpuReportRows> gpuReportRowsFromText(StringRef ResultsText, StringRef R
   } catch (const std::exception &E) {
     return failure("gpu results '" + ResultsName + "' or its manifest: " + E.what());
   }
+  size_t HostTimed = 0;
+  for (const ReportRow &Row : Out.Rows)
+    HostTimed += Row.HostSubmitUs.has_value();
+  if (HostTimed)
+    Out.Notes.push_back(
+        std::to_string(HostTimed) +
+        " one-launch gpu rows take the host's measured submit time (host_submit_us) in place "
+        "of the launch probe's; predicted_probe_launch is each one's prediction with the "
+        "probe's");
   return Out;
 }
 

@@ -7,7 +7,9 @@
 // unit "ms", measured = our PTX's median, predicted by models/GpuModel.h,
 // model_inputs "static" (the workload is described from sizes and matrix
 // statistics) or, where an iss run's warp instructions give the issue term,
-// "iss-assisted".
+// "iss-assisted". A row of one launch whose host submit time the runner
+// recorded takes it in place of the launch probe's host time
+// (host_submit_us; predicted_probe_launch is the prediction without it).
 //
 // Rows are made for the large timing problems and every SpMV matrix; the
 // suite-size cases (microseconds, launch-bound) are left out with a note.
