@@ -1210,6 +1210,25 @@ struct ExtraProbes {
   double TouchHostUs = 0; ///< the host's time in the touch probe's launch call
 };
 
+/// The touch probes' launch: 32 blocks of 256 threads (one an SM at most).
+constexpr unsigned TouchGrid[3] = {32, 1, 1}, TouchBlock[3] = {256, 1, 1};
+
+/// \p Count buffers of a word per touch-probe thread, every word 1.
+std::vector<DeviceBuffer> touchBuffers(Gpu &G, int Count, const std::string &What) {
+  std::vector<DeviceBuffer> Buffers;
+  for (int I = 0; I < Count; ++I) {
+    Buffers.emplace_back(G, 32 * 256 * 4, What);
+    G.check(G.Api.cuMemsetD32(Buffers.back().Ptr, 1, 32 * 256), "cuMemsetD32", What);
+  }
+  return Buffers;
+}
+
+/// One launch of the five-buffer touch probe over \p Five.
+void launchTouch5(PtxModule &M, const std::vector<DeviceBuffer> &Five) {
+  M.launch("tandem_probe_touch5", TouchGrid, TouchBlock, 0,
+           {Five[0].Ptr, Five[1].Ptr, Five[2].Ptr, Five[3].Ptr, Five[4].Ptr});
+}
+
 /// Runs extraProbePtx's probes on a GPU of \p Sms multiprocessors at \p
 /// ClockKhz: the copy over \p Src and \p Dst (\p N floats each). A failure
 /// loses these numbers only (and is printed).
@@ -1220,7 +1239,6 @@ ExtraProbes measureExtraProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const De
     PtxModule M(G, extraProbePtx(), "the extra profile probes");
     unsigned Block[3] = {256, 1, 1};
 
-    unsigned TouchGrid[3] = {32, 1, 1};
     DeviceBuffer Touched(G, 32 * 256 * 4, "touch probe words");
     G.check(G.Api.cuMemsetD32(Touched.Ptr, 0, 32 * 256), "cuMemsetD32", "touch probe words");
     auto Touch = [&] { M.launch("tandem_probe_touch", TouchGrid, Block, 0, {Touched.Ptr}); };
@@ -1233,15 +1251,8 @@ ExtraProbes measureExtraProbes(Gpu &G, int Reps, int Sms, int ClockKhz, const De
     X.TouchHostUs = Touch1.HostMedianMs * 1000;
     X.TouchNextLaunchUs = (Touch2.MedianMs - Touch1.MedianMs) * 1000;
     {
-      std::vector<DeviceBuffer> Five;
-      for (int I = 0; I < 5; ++I) {
-        Five.emplace_back(G, 32 * 256 * 4, "touch5 probe words");
-        G.check(G.Api.cuMemsetD32(Five.back().Ptr, 1, 32 * 256), "cuMemsetD32", "touch5 probe");
-      }
-      Timing T5 = timeIt(G, Reps, [&] {
-        M.launch("tandem_probe_touch5", TouchGrid, Block, 0,
-                 {Five[0].Ptr, Five[1].Ptr, Five[2].Ptr, Five[3].Ptr, Five[4].Ptr});
-      });
+      std::vector<DeviceBuffer> Five = touchBuffers(G, 5, "touch5 probe words");
+      Timing T5 = timeIt(G, Reps, [&] { launchTouch5(M, Five); });
       X.Touch5BuffersUs = T5.MedianMs * 1000;
       // Buffers 0..2 hold i at i, so a chained load stays at its index.
       std::vector<uint32_t> Identity(32 * 256);
@@ -1410,18 +1421,10 @@ std::string launchCheckJson(Gpu &G, int Reps, const std::string &At) {
   std::string J = "{\"at\":" + quote(At);
   try {
     PtxModule M(G, extraProbePtx(), "the launch check");
-    unsigned Grid[3] = {32, 1, 1}, Block[3] = {256, 1, 1};
-    std::vector<DeviceBuffer> Five;
-    for (int I = 0; I < 5; ++I) {
-      Five.emplace_back(G, 32 * 256 * 4, "launch check words");
-      G.check(G.Api.cuMemsetD32(Five.back().Ptr, 1, 32 * 256), "cuMemsetD32", "launch check");
-    }
-    Timing One =
-        timeIt(G, Reps, [&] { M.launch("tandem_probe_touch", Grid, Block, 0, {Five[0].Ptr}); });
-    Timing T5 = timeIt(G, Reps, [&] {
-      M.launch("tandem_probe_touch5", Grid, Block, 0,
-               {Five[0].Ptr, Five[1].Ptr, Five[2].Ptr, Five[3].Ptr, Five[4].Ptr});
-    });
+    std::vector<DeviceBuffer> Five = touchBuffers(G, 5, "launch check words");
+    Timing One = timeIt(
+        G, Reps, [&] { M.launch("tandem_probe_touch", TouchGrid, TouchBlock, 0, {Five[0].Ptr}); });
+    Timing T5 = timeIt(G, Reps, [&] { launchTouch5(M, Five); });
     J += ",\"launch_latency_us\":" + number(One.MedianMs * 1000) +
          ",\"launch_latency_5_buffers_us\":" + number(T5.MedianMs * 1000) +
          ",\"launch_host_us\":" + number(One.HostMedianMs * 1000);

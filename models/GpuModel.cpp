@@ -215,9 +215,9 @@ Prediction predictGpu(const GpuWorkload &Described, const GpuProfile &Measured) 
   B.Launch = W.Launches > 0 ? (FirstLaunchSec + (W.Launches - 1) * P.launchNextSec()) * Hz : 0;
   // The four overlap: the largest is exposed, it hides the others. Blocks
   // that come faster than the SMs can start them are launch time.
-  double Body = std::max({ComputeCycles, BandwidthCycles, LatencyCycles, BlockCycles});
-  if (Body == BlockCycles &&
-      BlockCycles > std::max({ComputeCycles, BandwidthCycles, LatencyCycles})) {
+  const double WorkCycles = std::max({ComputeCycles, BandwidthCycles, LatencyCycles});
+  const double Body = std::max(WorkCycles, BlockCycles);
+  if (BlockCycles > WorkCycles) {
     B.Launch += Body;
   } else if (Body == LatencyCycles && LatencyCycles > 0) {
     // A chain of loads is memory latency; of FMAs and shuffles, compute

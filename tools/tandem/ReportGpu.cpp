@@ -221,28 +221,24 @@ Error addIssueCounts(GpuWorkload &W, const IssCountsFn &Iss, const gpu::Json &Ma
   return Error::success();
 }
 
-/// The median ms of our PTX in a results entry, if timed.
-std::optional<double> oursMs(const gpu::Json &Entry) {
+/// The number \p Key of our PTX's timing in a results entry, if timed.
+std::optional<double> oursTime(const gpu::Json &Entry, const char *Key) {
   if (!Entry.has("variants") || !Entry["variants"].has("ours"))
     return std::nullopt;
   const gpu::Json &V = Entry["variants"]["ours"];
-  if (!V.has("time") || !V["time"].has("median_ms") ||
-      V["time"]["median_ms"].K != gpu::Json::Kind::Number)
+  if (!V.has("time") || !V["time"].has(Key) || V["time"][Key].K != gpu::Json::Kind::Number)
     return std::nullopt;
-  return V["time"]["median_ms"].N;
+  return V["time"][Key].N;
 }
 
+/// The median ms of our PTX in a results entry, if timed.
+std::optional<double> oursMs(const gpu::Json &Entry) { return oursTime(Entry, "median_ms"); }
+
 /// The host's time in our PTX's timed calls, in ms (the runner's
-/// host_median_ms), where recorded.
+/// host_median_ms), where recorded and positive.
 std::optional<double> oursHostMs(const gpu::Json &Entry) {
-  if (!Entry.has("variants") || !Entry["variants"].has("ours"))
-    return std::nullopt;
-  const gpu::Json &V = Entry["variants"]["ours"];
-  if (!V.has("time") || !V["time"].has("host_median_ms") ||
-      V["time"]["host_median_ms"].K != gpu::Json::Kind::Number ||
-      !(V["time"]["host_median_ms"].N > 0))
-    return std::nullopt;
-  return V["time"]["host_median_ms"].N;
+  std::optional<double> Ms = oursTime(Entry, "host_median_ms");
+  return Ms && *Ms > 0 ? Ms : std::nullopt;
 }
 
 /// \p Described's row. A one-launch row whose host submit time the runner
